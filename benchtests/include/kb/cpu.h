@@ -1,0 +1,99 @@
+/* Helpers for CPU implementations of fp16/bf16 runs: they convert a block of
+ * the stored tensor into a float scratch buffer, compute in float, and round
+ * the result back on store (see kb/prec.h). Each loop handles one storage
+ * format so that it vectorises. */
+#ifndef KB_CPU_H
+#define KB_CPU_H
+
+#include "kb/prec.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __F16C__
+#include <immintrin.h>
+#endif
+
+/* Elements per float scratch block for elementwise kernels: two 8 KiB
+ * buffers (in and out) stay in L1 while the block is processed. */
+#define KB_CPU_BLOCK 2048
+
+/* dst[i] = src[off + i] for i < n, widened to float. p is KB_FP16 or KB_BF16. */
+static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, kb_prec p,
+                                 size_t off, size_t n) {
+    const uint16_t *restrict s = (const uint16_t *)src + off;
+    if (p == KB_BF16) {
+        for (size_t i = 0; i < n; i++)
+            dst[i] = kb_bf16_to_f32(s[i]);
+    } else {
+        size_t i = 0;
+#ifdef __F16C__
+        /* GCC does not vectorise _Float16 conversions without AVX512-FP16. */
+        for (; i + 8 <= n; i += 8)
+            _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
+#endif
+        for (; i < n; i++)
+            dst[i] = kb_f16_to_f32(s[i]);
+    }
+}
+
+/* dst[off + i] = src[i] for i < n, rounded to p (KB_FP16 or KB_BF16). */
+static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
+                                   const float *restrict src, size_t n) {
+    uint16_t *restrict d = (uint16_t *)dst + off;
+    if (p == KB_BF16) {
+        for (size_t i = 0; i < n; i++)
+            d[i] = kb_f32_to_bf16(src[i]);
+    } else {
+        size_t i = 0;
+#ifdef __F16C__
+        /* Round to nearest even, as kb_f32_to_f16 does. */
+        for (; i + 8 <= n; i += 8)
+            _mm_storeu_si128((__m128i *)(d + i),
+                             _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+#endif
+        for (; i < n; i++)
+            d[i] = kb_f32_to_f16(src[i]);
+    }
+}
+
+/* Partial sums for reductions: a float or double sum loop only vectorises when
+ * the compiler may reassociate (-ffast-math), but a loop that adds element
+ * i + j into acc[j], j < KB_CPU_LANES, vectorises as written (and is more
+ * accurate). 32 lanes fill two to four vector registers, enough independent
+ * additions to hide the add latency. */
+#define KB_CPU_LANES 32
+
+/* The total of acc[0 .. KB_CPU_LANES), summed by halving (a tree that
+ * vectorises); acc is overwritten. */
+static inline float kb_cpu_lanes_sum_f32(float *acc) {
+#pragma GCC unroll 8
+    for (size_t w = KB_CPU_LANES / 2; w > 0; w /= 2)
+        for (size_t j = 0; j < w; j++)
+            acc[j] += acc[j + w];
+    return acc[0];
+}
+
+static inline double kb_cpu_lanes_sum_f64(double *acc) {
+#pragma GCC unroll 8
+    for (size_t w = KB_CPU_LANES / 2; w > 0; w /= 2)
+        for (size_t j = 0; j < w; j++)
+            acc[j] += acc[j + w];
+    return acc[0];
+}
+
+/* y = f(x) for n fp16/bf16 elements, through float scratch blocks of
+ * KB_CPU_BLOCK elements. f is an elementwise float block function; called with
+ * a constant f this inlines to a direct call per block. */
+static inline void kb_cpu_map_f32(void (*f)(const float *restrict, float *restrict, size_t),
+                                  kb_prec p, const void *x, void *y, size_t n) {
+    float xf[KB_CPU_BLOCK], yf[KB_CPU_BLOCK];
+    for (size_t off = 0; off < n; off += KB_CPU_BLOCK) {
+        size_t m = n - off < KB_CPU_BLOCK ? n - off : KB_CPU_BLOCK;
+        kb_cpu_to_f32(xf, x, p, off, m);
+        f(xf, yf, m);
+        kb_cpu_from_f32(y, p, off, yf, m);
+    }
+}
+
+#endif

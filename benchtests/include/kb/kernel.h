@@ -1,0 +1,84 @@
+/* What a kernel owns: its tensors, its double-precision reference and its
+ * implementations. The harness owns everything else (inputs, timing, checks,
+ * baselines, reports).
+ *
+ * A kernel folder kernels/<name>/ holds kernel.json (the cases and tolerances)
+ * and <name>.c, which ends with KB_REGISTER_KERNEL(). Its reference lives in
+ * reference/<name>.c. See docs/adding-a-kernel.md. */
+#ifndef KB_KERNEL_H
+#define KB_KERNEL_H
+
+#include "kb/prec.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define KB_MAX_TENSORS 8
+#define KB_MAX_DIMS 8
+#define KB_MAX_IMPLS 8
+
+/* One case of the manifest: a name and named integer dimensions. */
+typedef struct kb_case kb_case;
+
+/* The value of dimension `name` of case `c`. A dimension the manifest does not
+ * define is an error the harness reports (naming the manifest, the case and
+ * the dimension) once the kernel's callback returns; the call returns 1 so the
+ * callback can finish without special handling. */
+int64_t kb_case_dim(const kb_case *c, const char *name);
+const char *kb_case_name(const kb_case *c);
+
+/* How an input tensor is filled (from the run's seed and the tensor's name). */
+typedef enum kb_dist { KB_DIST_NORMAL = 0, KB_DIST_UNIFORM } kb_dist;
+
+typedef struct kb_tensor_spec {
+    const char *name;
+    size_t count; /* elements */
+    kb_dist dist;
+    double a, b; /* normal: mean, stddev; uniform: low, high */
+} kb_tensor_spec;
+
+/* The tensors of one case, declared by the kernel's layout callback. */
+typedef struct kb_layout {
+    int n_in, n_out;
+    kb_tensor_spec in[KB_MAX_TENSORS];
+    kb_tensor_spec out[KB_MAX_TENSORS];
+} kb_layout;
+
+void kb_layout_input(kb_layout *l, const char *name, size_t count, kb_dist dist, double a,
+                     double b);
+void kb_layout_output(kb_layout *l, const char *name, size_t count);
+
+/* Arguments of one implementation call: buffers in declaration order, in the
+ * run's precision, resident where the backend keeps its memory. */
+typedef struct kb_args {
+    const kb_case *c;
+    kb_prec prec;
+    const void *in[KB_MAX_TENSORS];
+    void *out[KB_MAX_TENSORS];
+} kb_args;
+
+/* Reference: inputs and outputs in double, same order as the layout. */
+typedef void (*kb_reference_fn)(const kb_case *c, const double *const *in, double *const *out);
+/* Implementation: returns 0, or non-zero after printing what went wrong. */
+typedef int (*kb_impl_fn)(const kb_args *a);
+
+typedef struct kb_impl {
+    const char *backend; /* "cpu", "cuda", "hip" */
+    const char *variant; /* "default" unless the kernel compares variants */
+    kb_impl_fn run;
+} kb_impl;
+
+typedef struct kb_kernel {
+    const char *name;
+    void (*layout)(const kb_case *c, kb_layout *l);
+    kb_reference_fn reference;
+    kb_impl impls[KB_MAX_IMPLS];
+} kb_kernel;
+
+/* The kernel linked into this driver; defined by KB_REGISTER_KERNEL. */
+const kb_kernel *kb_this_kernel(void);
+
+#define KB_REGISTER_KERNEL(def)                                                                    \
+    const kb_kernel *kb_this_kernel(void) { return &(def); }
+
+#endif

@@ -1,0 +1,106 @@
+/* Storage precisions and their conversions to and from float/double.
+ *
+ * fp16 and bf16 are storage formats: kernels load them into float, compute in
+ * float and round back on store (round to nearest even, NaN kept a NaN). */
+#ifndef KB_PREC_H
+#define KB_PREC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef enum kb_prec { KB_FP64 = 0, KB_FP32, KB_FP16, KB_BF16, KB_PREC_COUNT } kb_prec;
+
+/* "fp64" ... "bf16"; NULL for an out-of-range value. */
+const char *kb_prec_name(kb_prec p);
+/* Parses a precision name; returns -1 when the name is unknown. */
+int kb_prec_parse(const char *name);
+/* Bytes per element. */
+size_t kb_prec_size(kb_prec p);
+
+static inline float kb_bits_to_f32(uint32_t u) {
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline uint32_t kb_f32_to_bits(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static inline float kb_bf16_to_f32(uint16_t h) { return kb_bits_to_f32((uint32_t)h << 16); }
+
+static inline uint16_t kb_f32_to_bf16(float f) {
+    uint32_t u = kb_f32_to_bits(f);
+    if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep it quiet and a NaN */
+        return (uint16_t)((u >> 16) | 0x0040u);
+    u += 0x7fffu + ((u >> 16) & 1u); /* round to nearest even */
+    return (uint16_t)(u >> 16);
+}
+
+#if defined(__FLT16_MAX__) && !defined(KB_NO_FLOAT16)
+/* The compiler has _Float16 (with F16C this is one instruction). */
+static inline float kb_f16_to_f32(uint16_t h) {
+    _Float16 v;
+    memcpy(&v, &h, sizeof v);
+    return (float)v;
+}
+
+static inline uint16_t kb_f32_to_f16(float f) {
+    _Float16 v = (_Float16)f;
+    uint16_t h;
+    memcpy(&h, &v, sizeof h);
+    return h;
+}
+#else
+static inline float kb_f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    if (exp == 0x1f) /* inf / NaN */
+        return kb_bits_to_f32(sign | 0x7f800000u | (man << 13));
+    if (exp == 0) { /* zero / subnormal: exact in float */
+        float v = (float)man * 0x1p-24f;
+        return sign ? -v : v;
+    }
+    return kb_bits_to_f32(sign | ((exp + 112u) << 23) | (man << 13));
+}
+
+static inline uint16_t kb_f32_to_f16(float f) {
+    uint32_t u = kb_f32_to_bits(f);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    uint32_t a = u & 0x7fffffffu;
+    if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds to inf */
+    if (a < 0x38800000u) { /* result is subnormal or zero */
+        float v = kb_bits_to_f32(a) * 0x1p24f;  /* exact scale into integer range */
+        return (uint16_t)(sign | (uint16_t)__builtin_roundevenf(v));
+    }
+    a += 0xfffu + ((a >> 13) & 1u) - (112u << 23);
+    return (uint16_t)(sign | (a >> 13));
+}
+#endif
+
+/* Conversions of one element stored at p[i] in precision prec. */
+static inline double kb_load_f64(const void *p, kb_prec prec, size_t i) {
+    switch (prec) {
+    case KB_FP64: return ((const double *)p)[i];
+    case KB_FP32: return ((const float *)p)[i];
+    case KB_FP16: return kb_f16_to_f32(((const uint16_t *)p)[i]);
+    case KB_BF16: return kb_bf16_to_f32(((const uint16_t *)p)[i]);
+    default: return 0.0;
+    }
+}
+
+static inline void kb_store_f64(void *p, kb_prec prec, size_t i, double v) {
+    switch (prec) {
+    case KB_FP64: ((double *)p)[i] = v; break;
+    case KB_FP32: ((float *)p)[i] = (float)v; break;
+    case KB_FP16: ((uint16_t *)p)[i] = kb_f32_to_f16((float)v); break;
+    case KB_BF16: ((uint16_t *)p)[i] = kb_f32_to_bf16((float)v); break;
+    default: break;
+    }
+}
+
+#endif

@@ -1,0 +1,32 @@
+/* What the harness needs from a backend: availability, memory, copies, the
+ * timing of back-to-back calls and a description of the hardware. The CPU
+ * backend is backend_cpu.c; GPU backends provide the same table. */
+#ifndef KB_BACKEND_H
+#define KB_BACKEND_H
+
+#include "error.h"
+#include "kb/kernel.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+typedef struct kb_backend {
+    const char *name;
+    /* 0 when usable; otherwise fills `why` (one line) and the test skips. */
+    int (*available)(char *why, size_t size);
+    void *(*alloc)(size_t bytes, kb_err *err);
+    void (*release)(void *p);
+    int (*upload)(void *dst, const void *src, size_t bytes, kb_err *err);
+    int (*download)(void *dst, const void *src, size_t bytes, kb_err *err);
+    /* Times `reps` back-to-back calls of fn(a); elapsed milliseconds in *ms. */
+    int (*time_calls)(kb_impl_fn fn, const kb_args *a, int reps, double *ms);
+    /* Baseline profile slug and exact hardware id of the device. */
+    void (*identify)(char *profile, size_t psize, char *hardware_id, size_t hsize);
+    /* Adds backend-specific fields to the environment record. */
+    void (*describe)(cJSON *env);
+} kb_backend;
+
+/* The backend of that name compiled into this driver, or NULL. */
+const kb_backend *kb_backend_find(const char *name);
+
+#endif

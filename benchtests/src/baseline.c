@@ -1,0 +1,185 @@
+#define _GNU_SOURCE
+#include "baseline.h"
+
+#include "atomicfile.h"
+#include "jsonutil.h"
+#include "jsonw.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+void kb_baseline_key(char *out, size_t size, const char *backend, const char *precision,
+                     const char *variant, const char *case_name) {
+    snprintf(out, size, "%s.%s.%s.%s", backend, precision, variant, case_name);
+}
+
+static int check_samples(const cJSON *entry, const char *path, const char *field, kb_err *err) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, "samples_ms");
+    if (!s) return 0;
+    if (!cJSON_IsArray(s))
+        return kb_fail(err, "%s: field '%s.samples_ms': expected an array of numbers", path, field);
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, s) {
+        if (!cJSON_IsNumber(v) || v->valuedouble <= 0.0)
+            return kb_fail(err, "%s: field '%s.samples_ms[%d]': expected a positive number", path,
+                           field, i);
+        ++i;
+    }
+    return 0;
+}
+
+static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
+    char field[320];
+    snprintf(field, sizeof field, "entries.%s", entry->string);
+    if (!cJSON_IsObject(entry))
+        return kb_fail(err, "%s: field '%s': expected an object", path, field);
+    double median = 0.0, rmse = 0.0, min = 1.0;
+    if (kb_json_number(entry, "median_ms", 1, &median, path, field, err) != 0 ||
+        kb_json_number(entry, "min_ms", 0, &min, path, field, err) != 0 ||
+        kb_json_number(entry, "rmse", 1, &rmse, path, field, err) != 0)
+        return -1;
+    if (median <= 0.0 || min <= 0.0)
+        return kb_fail(err, "%s: field '%s.median_ms': must be positive", path, field);
+    if (rmse < 0.0) return kb_fail(err, "%s: field '%s.rmse': must not be negative", path, field);
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
+    if (!cJSON_IsObject(env))
+        return kb_fail(err, "%s: field '%s.environment': expected an object", path, field);
+    char hw[512];
+    strcat(field, ".environment");
+    if (kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, field, err) != 0) return -1;
+    field[strlen(field) - strlen(".environment")] = '\0';
+    return check_samples(entry, path, field, err);
+}
+
+static int check_root(const cJSON *root, const char *path, kb_err *err) {
+    if (!cJSON_IsObject(root)) return kb_fail(err, "%s: expected a JSON object", path);
+    char format[64];
+    if (kb_json_string(root, "format", 1, format, sizeof format, path, "", err) != 0) return -1;
+    if (strcmp(format, KB_BASELINE_FORMAT) != 0)
+        return kb_fail(err, "%s: field 'format': '%s' is not '%s'", path, format,
+                       KB_BASELINE_FORMAT);
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(root, "entries");
+    if (!cJSON_IsObject(entries))
+        return kb_fail(err, "%s: field 'entries': expected an object", path);
+    const cJSON *e;
+    cJSON_ArrayForEach(e, entries) if (check_entry(e, path, err) != 0) return -1;
+    return 0;
+}
+
+int kb_baseline_open(kb_baseline *b, const char *path, kb_err *err) {
+    memset(b, 0, sizeof *b);
+    snprintf(b->path, sizeof b->path, "%s", path);
+    if (access(path, F_OK) != 0 && errno == ENOENT) return 0;
+    b->root = kb_json_read_file(path, err);
+    if (!b->root) return -1;
+    if (check_root(b->root, path, err) != 0) {
+        kb_baseline_close(b);
+        return -1;
+    }
+    return 0;
+}
+
+void kb_baseline_close(kb_baseline *b) {
+    cJSON_Delete(b->root);
+    b->root = NULL;
+}
+
+static double number_or(const cJSON *obj, const char *key, double fallback) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : fallback;
+}
+
+int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e) {
+    memset(e, 0, sizeof *e);
+    if (!b->root) return 0;
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(b->root, "entries");
+    const cJSON *entry = cJSON_GetObjectItemCaseSensitive(entries, key);
+    if (!entry) return 0;
+    /* check_root validated the types already. */
+    e->median_ms = number_or(entry, "median_ms", 0.0);
+    e->min_ms = number_or(entry, "min_ms", e->median_ms);
+    e->rmse = number_or(entry, "rmse", 0.0);
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
+    snprintf(e->hardware_id, sizeof e->hardware_id, "%s",
+             cJSON_GetObjectItemCaseSensitive(env, "hardware_id")->valuestring);
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(entry, "recorded_at");
+    snprintf(e->recorded_at, sizeof e->recorded_at, "%s", cJSON_IsString(at) ? at->valuestring : "");
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, "samples_ms");
+    int n = cJSON_GetArraySize(s);
+    if (n > 0 && (e->samples_ms = malloc((size_t)n * sizeof *e->samples_ms)) != NULL) {
+        const cJSON *v;
+        cJSON_ArrayForEach(v, s) e->samples_ms[e->n_samples++] = v->valuedouble;
+    }
+    return 1;
+}
+
+void kb_baseline_entry_free(kb_baseline_entry *e) {
+    free(e->samples_ms);
+    e->samples_ms = NULL;
+    e->n_samples = 0;
+}
+
+/* Holds an exclusive flock on the directory for the read-merge-write, so two
+ * processes updating the same file never lose each other's entries. */
+static int lock_dir(const char *path, kb_err *err) {
+    char copy[KB_PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", path);
+    const char *dir = dirname(copy);
+    if (kb_mkdir_p(dir, err) != 0) return -1;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return kb_fail(err, "%s: cannot open: %s", dir, strerror(errno));
+    while (flock(fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            close(fd);
+            return kb_fail(err, "%s: cannot lock: %s", dir, strerror(errno));
+        }
+    }
+    return fd;
+}
+
+static cJSON *new_root(const char *kernel, const char *profile) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "format", KB_BASELINE_FORMAT);
+    cJSON_AddStringToObject(root, "kernel", kernel);
+    cJSON_AddStringToObject(root, "profile", profile);
+    cJSON_AddObjectToObject(root, "entries");
+    return root;
+}
+
+static int merge_locked(const char *path, const char *kernel, const char *profile, cJSON *entries,
+                        kb_err *err) {
+    kb_baseline b;
+    if (kb_baseline_open(&b, path, err) != 0) return -1;
+    cJSON *root = b.root ? b.root : new_root(kernel, profile);
+    cJSON *dst = cJSON_GetObjectItemCaseSensitive(root, "entries");
+    while (entries->child) {
+        cJSON *e = cJSON_DetachItemViaPointer(entries, entries->child);
+        /* cJSON frees the item's own key while re-keying it: pass a copy. */
+        char key[512];
+        snprintf(key, sizeof key, "%s", e->string);
+        cJSON_DeleteItemFromObjectCaseSensitive(dst, key);
+        cJSON_AddItemToObject(dst, key, e);
+    }
+    char *text = kb_json_print(root);
+    cJSON_Delete(root);
+    if (!text) return kb_fail(err, "%s: out of memory", path);
+    int rc = kb_write_file_atomic(path, text, err);
+    free(text);
+    return rc;
+}
+
+int kb_baseline_merge(const char *path, const char *kernel, const char *profile, cJSON *entries,
+                      kb_err *err) {
+    int fd = lock_dir(path, err);
+    int rc = fd < 0 ? -1 : merge_locked(path, kernel, profile, entries, err);
+    if (fd >= 0) close(fd);
+    cJSON_Delete(entries);
+    return rc;
+}

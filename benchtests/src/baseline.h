@@ -1,0 +1,47 @@
+/* baselines/<profile>/<kernel>.json: one entry per backend x precision x
+ * variant x case, keyed "<backend>.<precision>.<variant>.<case>". The format
+ * is described in docs/baselines.md. */
+#ifndef KB_BASELINE_H
+#define KB_BASELINE_H
+
+#include "error.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#define KB_BASELINE_FORMAT "kbench-baseline-1"
+
+typedef struct kb_baseline_entry {
+    double median_ms, min_ms;
+    double *samples_ms; /* owned; may be NULL */
+    int n_samples;
+    double rmse;
+    char hardware_id[512];
+    char recorded_at[40];
+} kb_baseline_entry;
+
+typedef struct kb_baseline {
+    char path[KB_PATH_MAX];
+    cJSON *root; /* NULL when the file does not exist */
+} kb_baseline;
+
+/* Opens and validates a baseline file. A missing file is not an error (root
+ * stays NULL); a malformed one is, with the file and field named. */
+int kb_baseline_open(kb_baseline *b, const char *path, kb_err *err);
+void kb_baseline_close(kb_baseline *b);
+
+/* Copies the entry for key into e; returns 1 when found, 0 when absent. */
+int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e);
+void kb_baseline_entry_free(kb_baseline_entry *e);
+
+void kb_baseline_key(char *out, size_t size, const char *backend, const char *precision,
+                     const char *variant, const char *case_name);
+
+/* Merges entries (an object of key -> entry, taken over and freed) into the
+ * file at path under an exclusive lock of its directory: entries with other
+ * keys are kept, the file is validated before it is touched and replaced
+ * atomically, so a failure leaves the previous file as it was. */
+int kb_baseline_merge(const char *path, const char *kernel, const char *profile, cJSON *entries,
+                      kb_err *err);
+
+#endif

@@ -1,0 +1,46 @@
+#include "case.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kb_case_find_dim(const kb_case *c, const char *name, int64_t *value) {
+    for (int i = 0; i < c->n_dims; ++i) {
+        if (strcmp(c->dim_names[i], name) == 0) {
+            *value = c->dims[i];
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int64_t kb_case_dim(const kb_case *c, const char *name) {
+    int64_t v;
+    if (kb_case_find_dim(c, name, &v) == 0) return v;
+    if (c->miss && c->miss->dim[0] == '\0') snprintf(c->miss->dim, sizeof c->miss->dim, "%s", name);
+    return 1;
+}
+
+const char *kb_case_name(const kb_case *c) { return c->name; }
+
+static void add_tensor(kb_tensor_spec *t, int *n, const char *name, size_t count, kb_dist dist,
+                       double a, double b) {
+    if (*n >= KB_MAX_TENSORS) {
+        /* A kernel declaring more tensors than the harness supports is a
+         * programming error in the kernel: stop loudly. */
+        fprintf(stderr, "kbench: kernel declares more than %d tensors (at '%s')\n",
+                KB_MAX_TENSORS, name);
+        abort();
+    }
+    t[*n] = (kb_tensor_spec){name, count, dist, a, b};
+    ++*n;
+}
+
+void kb_layout_input(kb_layout *l, const char *name, size_t count, kb_dist dist, double a,
+                     double b) {
+    add_tensor(l->in, &l->n_in, name, count, dist, a, b);
+}
+
+void kb_layout_output(kb_layout *l, const char *name, size_t count) {
+    add_tensor(l->out, &l->n_out, name, count, KB_DIST_NORMAL, 0.0, 0.0);
+}

@@ -1,0 +1,108 @@
+#include "gate.h"
+
+#include "stats.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+kb_gate_cfg kb_gate_defaults(void) {
+    return (kb_gate_cfg){
+        .latency_tol = 0.10,
+        .accuracy_drift = 1e-3,
+        .confirm_rounds = 3,
+        .alpha = 0.001,
+    };
+}
+
+const char *kb_latency_verdict_name(kb_latency_verdict v) {
+    static const char *const names[] = {"ok",      "cleared",     "inconclusive",
+                                        "regression", "pending", "no_baseline",
+                                        "other_hardware", "recorded"};
+    return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
+}
+
+/* Is the round slower than baseline x (1 + tol) beyond reasonable doubt? With
+ * the baseline's samples: a one-sided Mann-Whitney test against the scaled
+ * samples. Without them: the lower end of the round median's confidence
+ * interval must clear the threshold. */
+static double significance(const kb_round *r, const kb_baseline_entry *base, double tol) {
+    if (base->n_samples >= 8)
+        return kb_mann_whitney_greater(r->ms, (size_t)r->n, base->samples_ms,
+                                       (size_t)base->n_samples, 1.0 + tol);
+    kb_stats s;
+    if (kb_stats_compute(r->ms, (size_t)r->n, &s) != 0) return 1.0;
+    return s.ci_lo > base->median_ms * (1.0 + tol) ? 0.0 : 1.0;
+}
+
+kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
+                                    const kb_baseline_entry *base, const char *hardware_id) {
+    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0};
+    for (int i = 1; i < n_rounds; ++i)
+        if (rounds[i].median < rounds[d.best].median) d.best = i;
+    if (!base || n_rounds == 0) return d;
+    d.ratio = rounds[d.best].median / base->median_ms;
+    d.first_ratio = rounds[0].median / base->median_ms;
+    if (strcmp(base->hardware_id, hardware_id) != 0) {
+        d.verdict = KB_LAT_OTHER_HARDWARE;
+        return d;
+    }
+    double limit = 1.0 + cfg->latency_tol;
+    if (d.ratio <= limit) {
+        d.verdict = n_rounds == 1 ? KB_LAT_OK : KB_LAT_CLEARED;
+        return d;
+    }
+    if (n_rounds < 1 + cfg->confirm_rounds) {
+        d.verdict = KB_LAT_PENDING;
+        return d;
+    }
+    d.p_value = significance(&rounds[d.best], base, cfg->latency_tol);
+    d.verdict = d.p_value < cfg->alpha ? KB_LAT_REGRESSION : KB_LAT_INCONCLUSIVE;
+    return d;
+}
+
+static void append(char *why, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void append(char *why, size_t size, const char *fmt, ...) {
+    size_t len = strlen(why);
+    if (len >= size) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why + len, size - len, fmt, ap);
+    va_end(ap);
+}
+
+int kb_gate_accuracy(const kb_gate_cfg *cfg, const kb_tolerance *tol, const kb_accuracy *acc,
+                     const kb_baseline_entry *base, char *why, size_t size) {
+    int fired = 0;
+    why[0] = '\0';
+    if (acc->n_unwritten) {
+        append(why, size, "%zu of %zu output elements were never written\n", acc->n_unwritten,
+               acc->n);
+        ++fired;
+    }
+    if (acc->n_nonfinite) {
+        append(why, size, "%zu output elements are NaN/Inf where the reference is finite\n",
+               acc->n_nonfinite);
+        ++fired;
+    }
+    if (!(acc->rmse <= tol->rmse)) {
+        append(why, size, "rmse %.3e exceeds the manifest tolerance %.3e\n", acc->rmse, tol->rmse);
+        ++fired;
+    }
+    if (tol->max_abs >= 0.0 && !(acc->max_abs <= tol->max_abs)) {
+        append(why, size,
+               "max abs error %.3e exceeds the manifest tolerance %.3e "
+               "(element %zu: got %.9g, reference %.9g)\n",
+               acc->max_abs, tol->max_abs, acc->worst, acc->worst_out, acc->worst_ref);
+        ++fired;
+    }
+    if (base && !(fabs(acc->rmse - base->rmse) <= cfg->accuracy_drift)) {
+        append(why, size, "rmse drifted from the baseline's %.3e by %.3e (allowed %.3e)\n",
+               base->rmse, fabs(acc->rmse - base->rmse), cfg->accuracy_drift);
+        ++fired;
+    }
+    return fired;
+}

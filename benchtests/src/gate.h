@@ -1,0 +1,63 @@
+/* The pass/fail decisions. Pure functions of measurements, baseline and
+ * configuration, so the self-tests can drive them with synthetic samples.
+ * The rule and its rationale are in docs/gate.md. */
+#ifndef KB_GATE_H
+#define KB_GATE_H
+
+#include "accuracy.h"
+#include "baseline.h"
+#include "manifest.h"
+
+#include <stddef.h>
+
+typedef struct kb_gate_cfg {
+    double latency_tol;    /* allowed median slowdown, fraction (KBENCH_LATENCY_TOLERANCE) */
+    double accuracy_drift; /* allowed |rmse - baseline rmse| (KBENCH_ACCURACY_DRIFT) */
+    int confirm_rounds;    /* re-measurements that must all confirm a slowdown */
+    double alpha;          /* significance level of the distribution test */
+} kb_gate_cfg;
+
+kb_gate_cfg kb_gate_defaults(void);
+
+typedef enum kb_latency_verdict {
+    KB_LAT_OK,             /* median within tolerance */
+    KB_LAT_CLEARED,        /* first round slow, a re-measurement within tolerance: noise */
+    KB_LAT_INCONCLUSIVE,   /* every round slow, but not distinguishable from noise */
+    KB_LAT_REGRESSION,     /* confirmed slowdown: fails */
+    KB_LAT_PENDING,        /* slow so far: measure another round */
+    KB_LAT_NO_BASELINE,    /* nothing to compare with */
+    KB_LAT_OTHER_HARDWARE, /* the baseline was recorded on different hardware */
+    KB_LAT_RECORDED        /* update mode: the measurement became the baseline */
+} kb_latency_verdict;
+
+const char *kb_latency_verdict_name(kb_latency_verdict v);
+
+/* One round of samples (per-call milliseconds) and its median. */
+typedef struct kb_round {
+    const double *ms;
+    int n;
+    double median;
+} kb_round;
+
+typedef struct kb_latency_decision {
+    kb_latency_verdict verdict;
+    int best;           /* index of the round with the lowest median */
+    double ratio;       /* best round's median / baseline median */
+    double first_ratio; /* first round's median / baseline median */
+    double p_value;     /* distribution test, when it ran (else -1) */
+} kb_latency_decision;
+
+/* Decides on the rounds measured so far. base may be NULL (no baseline).
+ * A slowdown fails only when the first round and every confirmation round
+ * exceed the tolerance and the best round is still significantly slower than
+ * the baseline's samples scaled by (1 + tolerance). */
+kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
+                                    const kb_baseline_entry *base, const char *hardware_id);
+
+/* Checks the output against the manifest tolerance and the baseline RMSE
+ * (base may be NULL). Returns the number of rules that fired and describes
+ * each, one per line, in `why`. */
+int kb_gate_accuracy(const kb_gate_cfg *cfg, const kb_tolerance *tol, const kb_accuracy *acc,
+                     const kb_baseline_entry *base, char *why, size_t size);
+
+#endif

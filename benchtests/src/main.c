@@ -1,0 +1,235 @@
+/* The driver every kernel shares: kbench-<kernel> links this main with the
+ * kernel's sources. One invocation = one CTest test = one kernel on one
+ * backend in one precision, over all of the manifest's cases. */
+#define _GNU_SOURCE
+#include "atomicfile.h"
+#include "backend.h"
+#include "baseline.h"
+#include "envinfo.h"
+#include "jsonw.h"
+#include "kb_config.h"
+#include "manifest.h"
+#include "options.h"
+#include "report.h"
+#include "runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { EXIT_PASS = 0, EXIT_FAILED = 1, EXIT_ERROR = 2, EXIT_SKIP = 77 };
+
+typedef struct driver {
+    kb_options opt;
+    kb_manifest manifest;
+    kb_run_ctx ctx;
+    kb_baseline baseline;
+    char profile[256], hardware_id[512], baseline_path[4096], test_name[256];
+    const kb_impl *impls[KB_MAX_IMPLS];
+    int n_impls;
+} driver;
+
+static int error_exit(const char *msg) {
+    fprintf(stderr, "kbench: error: %s\n", msg);
+    return EXIT_ERROR;
+}
+
+static void list_cases(const driver *d, kb_prec prec) {
+    printf("%s (%s): %d cases\n", d->manifest.name, d->manifest.path, d->manifest.n_cases);
+    for (int i = 0; i < d->manifest.n_cases; ++i) {
+        const kb_case *c = &d->manifest.cases[i];
+        double flops = 0, bytes = 0;
+        kb_manifest_counts(&d->manifest, c, prec, &flops, &bytes, NULL);
+        printf("  %-24s", c->name);
+        for (int j = 0; j < c->n_dims; ++j)
+            printf(" %s=%lld", c->dim_names[j], (long long)c->dims[j]);
+        printf("  (%s: %.3g MB, %.3g MFLOP)\n", kb_prec_name(prec), bytes * 1e-6, flops * 1e-6);
+    }
+}
+
+/* Precision, backend and implementations for this run, checked against the
+ * manifest and what the driver was built with. */
+static int select_run(driver *d, kb_err *err) {
+    const kb_manifest *m = &d->manifest;
+    int p = kb_prec_parse(d->opt.precision);
+    if (p < 0) return kb_fail(err, "--precision: unknown precision '%s'", d->opt.precision);
+    if (!(m->precisions & (1u << p)))
+        return kb_fail(err, "%s: kernel '%s' does not declare precision %s", m->path, m->name,
+                       d->opt.precision);
+    d->ctx.prec = (kb_prec)p;
+    if (!kb_manifest_has_backend(m, d->opt.backend))
+        return kb_fail(err, "%s: kernel '%s' does not declare backend '%s'", m->path, m->name,
+                       d->opt.backend);
+    d->ctx.backend = kb_backend_find(d->opt.backend);
+    if (!d->ctx.backend)
+        return kb_fail(err, "backend '%s' is not built into this driver", d->opt.backend);
+    for (int i = 0; i < KB_MAX_IMPLS && d->ctx.kernel->impls[i].run; ++i) {
+        const kb_impl *impl = &d->ctx.kernel->impls[i];
+        if (strcmp(impl->backend, d->opt.backend) != 0) continue;
+        if (d->opt.variant && strcmp(impl->variant, d->opt.variant) != 0) continue;
+        d->impls[d->n_impls++] = impl;
+    }
+    if (d->n_impls == 0)
+        return kb_fail(err, "kernel '%s' has no %s implementation%s%s", m->name, d->opt.backend,
+                       d->opt.variant ? " of variant " : "", d->opt.variant ? d->opt.variant : "");
+    if (d->opt.case_name && !kb_manifest_find_case(m, d->opt.case_name))
+        return kb_fail(err, "%s: no case '%s' (--list shows them)", m->path, d->opt.case_name);
+    return 0;
+}
+
+static void resolve_names(driver *d) {
+    char detected[256];
+    d->ctx.backend->identify(detected, sizeof detected, d->hardware_id, sizeof d->hardware_id);
+    const char *p = d->opt.profile;
+    snprintf(d->profile, sizeof d->profile, "%s", p && *p && strcmp(p, "auto") ? p : detected);
+    if (d->opt.baseline_file)
+        snprintf(d->baseline_path, sizeof d->baseline_path, "%s", d->opt.baseline_file);
+    else
+        snprintf(d->baseline_path, sizeof d->baseline_path, "%s/%s/%s.json", d->opt.baseline_dir,
+                 d->profile, d->manifest.name);
+    if (d->opt.test_name)
+        snprintf(d->test_name, sizeof d->test_name, "%s", d->opt.test_name);
+    else
+        snprintf(d->test_name, sizeof d->test_name, "%s.%s.%s", d->manifest.name,
+                 d->ctx.backend->name, kb_prec_name(d->ctx.prec));
+}
+
+static int setup(driver *d, int argc, char **argv, kb_err *err) {
+    if (kb_options_parse(&d->opt, argc, argv, err) != 0) return -1;
+    if (d->opt.help) return 0;
+    d->ctx.kernel = kb_this_kernel();
+    char default_manifest[4096];
+    snprintf(default_manifest, sizeof default_manifest, "%s/kernels/%s/kernel.json",
+             KB_SOURCE_DIR, d->ctx.kernel->name);
+    const char *path = d->opt.manifest ? d->opt.manifest : default_manifest;
+    if (kb_manifest_load(&d->manifest, path, err) != 0) return -1;
+    if (strcmp(d->manifest.name, d->ctx.kernel->name) != 0)
+        return kb_fail(err, "%s: field 'name': '%s' but this driver runs kernel '%s'", path,
+                       d->manifest.name, d->ctx.kernel->name);
+    d->ctx.opt = &d->opt;
+    d->ctx.manifest = &d->manifest;
+    return select_run(d, err);
+}
+
+static void utc_now(char *out, size_t size) {
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int record(driver *d, kb_case_result *res, int n, const cJSON *env, kb_err *err) {
+    char now[40];
+    utc_now(now, sizeof now);
+    cJSON *entries = cJSON_CreateObject();
+    int recorded = 0;
+    for (int i = 0; i < n; ++i) {
+        if (!kb_case_passed(&res[i])) continue; /* a wrong result is never a baseline */
+        char key[512];
+        kb_baseline_key(key, sizeof key, d->ctx.backend->name, kb_prec_name(d->ctx.prec),
+                        res[i].impl->variant, res[i].c->name);
+        cJSON_AddItemToObject(entries, key, kb_report_baseline_entry(&res[i], env, now));
+        ++recorded;
+    }
+    if (kb_baseline_merge(d->baseline_path, d->manifest.name, d->profile, entries, err) != 0)
+        return -1;
+    printf("recorded %d of %d cases into %s\n", recorded, n, d->baseline_path);
+    return 0;
+}
+
+static int write_result(const driver *d, const kb_report *rep, const char *status, cJSON *env,
+                        kb_err *err) {
+    if (!d->opt.results_dir || !*d->opt.results_dir) {
+        cJSON_Delete(env);
+        return 0;
+    }
+    cJSON *json = kb_report_json(rep, status, env);
+    char *text = kb_json_print(json);
+    cJSON_Delete(json);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.json", d->opt.results_dir, d->test_name);
+    int rc = !text ? kb_fail(err, "%s: out of memory", path)
+             : kb_mkdir_p(d->opt.results_dir, err) != 0 ? -1
+                                                         : kb_write_file_atomic(path, text, err);
+    free(text);
+    return rc;
+}
+
+static const char *baseline_note(const driver *d, const kb_case_result *res, int n) {
+    static char note[1200];
+    if (!d->baseline.root) return "no baseline file: latency not gated";
+    for (int i = 0; i < n; ++i) {
+        if (res[i].lat.verdict != KB_LAT_OTHER_HARDWARE) continue;
+        snprintf(note, sizeof note,
+                 "recorded on other hardware, latency not gated\n     baseline: %s\n     here:     %s",
+                 res[i].base.hardware_id, d->hardware_id);
+        return note;
+    }
+    return NULL;
+}
+
+static int run_all(driver *d, kb_case_result *res, int *n) {
+    for (int i = 0; i < d->manifest.n_cases; ++i) {
+        const kb_case *c = &d->manifest.cases[i];
+        if (d->opt.case_name && strcmp(c->name, d->opt.case_name) != 0) continue;
+        for (int j = 0; j < d->n_impls; ++j) kb_run_case(&d->ctx, c, d->impls[j], &res[(*n)++]);
+    }
+    return 0;
+}
+
+static int finish(driver *d, kb_case_result *res, int n, kb_err *err) {
+    kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path,
+                     baseline_note(d, res, n), res, n};
+    kb_report_table(stdout, &rep);
+    int failed = kb_report_failures(stdout, &rep);
+    cJSON *env = kb_env_describe(d->hardware_id, d->profile);
+    d->ctx.backend->describe(env);
+    cJSON_AddNumberToObject(env, "peak_rss_mib", kb_env_peak_rss_mib());
+    int rc = d->opt.update ? record(d, res, n, env, err) : 0;
+    const char *status = rc != 0 ? "error" : failed ? "failed" : "passed";
+    if (write_result(d, &rep, status, env, err) != 0) rc = -1;
+    if (rc != 0) fprintf(stderr, "kbench: error: %s\n", err->msg);
+    printf("%s: %s (%d of %d cases failed)\n", d->test_name, status, failed, n);
+    fflush(stdout);
+    kb_report_measurements(stdout, &rep);
+    return rc != 0 ? EXIT_ERROR : failed ? EXIT_FAILED : EXIT_PASS;
+}
+
+int main(int argc, char **argv) {
+    static driver d;
+    kb_err err = {{0}};
+    if (setup(&d, argc, argv, &err) != 0) {
+        int rc = error_exit(err.msg);
+        fprintf(stderr, "Try '%s --help'.\n", argv[0]);
+        return rc;
+    }
+    if (d.opt.help) {
+        kb_options_usage(stdout, argv[0]);
+        return EXIT_PASS;
+    }
+    if (d.opt.list) {
+        list_cases(&d, d.ctx.prec);
+        return EXIT_PASS;
+    }
+    char why[512] = "";
+    if (d.ctx.backend->available(why, sizeof why) != 0) {
+        printf("SKIP: %s\n", why);
+        return EXIT_SKIP;
+    }
+    resolve_names(&d);
+    if (d.opt.print_profile) {
+        printf("profile: %s\nhardware: %s\n", d.profile, d.hardware_id);
+        return EXIT_PASS;
+    }
+    if (kb_baseline_open(&d.baseline, d.baseline_path, &err) != 0) return error_exit(err.msg);
+    d.ctx.baseline = &d.baseline;
+    d.ctx.hardware_id = d.hardware_id;
+    static kb_case_result res[KB_MAX_CASES * KB_MAX_IMPLS];
+    int n = 0;
+    run_all(&d, res, &n);
+    int rc = finish(&d, res, n, &err);
+    for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
+    kb_baseline_close(&d.baseline);
+    return rc;
+}

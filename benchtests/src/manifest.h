@@ -1,0 +1,43 @@
+/* kernels/<kernel>/kernel.json: what a kernel declares about itself. The
+ * format is described in docs/adding-a-kernel.md. */
+#ifndef KB_MANIFEST_H
+#define KB_MANIFEST_H
+
+#include "case.h"
+#include "error.h"
+
+
+#define KB_MAX_CASES 256
+#define KB_MAX_BACKENDS 4
+
+typedef struct kb_tolerance {
+    int present;
+    double rmse;
+    double max_abs; /* < 0: not checked */
+} kb_tolerance;
+
+typedef struct kb_manifest {
+    char path[KB_PATH_MAX];
+    char name[64];
+    char description[256];
+    int n_backends;
+    char backends[KB_MAX_BACKENDS][16];
+    unsigned precisions; /* bit (1u << kb_prec) */
+    kb_tolerance tol[KB_PREC_COUNT];
+    char flops[256];
+    char bytes[256];
+    int n_cases;
+    kb_case cases[KB_MAX_CASES];
+} kb_manifest;
+
+/* Loads and validates a manifest. Every error names the file and the field. */
+int kb_manifest_load(kb_manifest *m, const char *path, kb_err *err);
+
+int kb_manifest_has_backend(const kb_manifest *m, const char *backend);
+const kb_case *kb_manifest_find_case(const kb_manifest *m, const char *name);
+
+/* FLOPs and bytes of a case in a precision, from the manifest's expressions. */
+int kb_manifest_counts(const kb_manifest *m, const kb_case *c, kb_prec prec, double *flops,
+                       double *bytes, kb_err *err);
+
+#endif

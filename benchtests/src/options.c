@@ -1,0 +1,213 @@
+#define _GNU_SOURCE
+#include "options.h"
+
+#include "kb_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    OPT_SEED = 256,
+    OPT_MIN_SAMPLES,
+    OPT_MAX_SAMPLES,
+    OPT_MIN_TIME,
+    OPT_MAX_TIME,
+    OPT_TARGET_CI,
+    OPT_CONFIRM_ROUNDS,
+    OPT_LAT_TOL,
+    OPT_ACC_DRIFT,
+    OPT_BASELINE,
+    OPT_BASELINE_DIR,
+    OPT_PROFILE,
+    OPT_RESULTS_DIR,
+    OPT_TEST_NAME,
+    OPT_MANIFEST,
+    OPT_UPDATE,
+    OPT_PRINT_PROFILE,
+};
+
+static const struct option long_options[] = {
+    {"backend", required_argument, NULL, 'b'},
+    {"precision", required_argument, NULL, 'p'},
+    {"variant", required_argument, NULL, 'v'},
+    {"case", required_argument, NULL, 'c'},
+    {"list", no_argument, NULL, 'l'},
+    {"help", no_argument, NULL, 'h'},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"min-samples", required_argument, NULL, OPT_MIN_SAMPLES},
+    {"max-samples", required_argument, NULL, OPT_MAX_SAMPLES},
+    {"min-time", required_argument, NULL, OPT_MIN_TIME},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"target-ci", required_argument, NULL, OPT_TARGET_CI},
+    {"confirm-rounds", required_argument, NULL, OPT_CONFIRM_ROUNDS},
+    {"latency-tolerance", required_argument, NULL, OPT_LAT_TOL},
+    {"accuracy-drift", required_argument, NULL, OPT_ACC_DRIFT},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"baseline-dir", required_argument, NULL, OPT_BASELINE_DIR},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"results-dir", required_argument, NULL, OPT_RESULTS_DIR},
+    {"test-name", required_argument, NULL, OPT_TEST_NAME},
+    {"manifest", required_argument, NULL, OPT_MANIFEST},
+    {"update-baselines", no_argument, NULL, OPT_UPDATE},
+    {"print-profile", no_argument, NULL, OPT_PRINT_PROFILE},
+    {NULL, 0, NULL, 0},
+};
+
+void kb_options_usage(FILE *f, const char *prog) {
+    fprintf(f,
+            "usage: %s [options]\n"
+            "Runs one kernel's cases on one backend and precision, checks them against the\n"
+            "double-precision reference, times them and gates on the baseline.\n\n"
+            "  -b, --backend NAME         cpu, cuda or hip (default cpu)\n"
+            "  -p, --precision P          fp64, fp32, fp16 or bf16 (default fp32)\n"
+            "  -v, --variant NAME         only this variant (default: all)\n"
+            "  -c, --case NAME            only this case (default: all)\n"
+            "  -l, --list                 list the cases with their sizes and exit\n"
+            "      --seed N               input seed (env KBENCH_SEED, default 1234)\n"
+            "      --min-samples N        sampling limits (default 15 .. 400 samples,\n"
+            "      --max-samples N          0.05 .. 1.0 s per round, stop when the\n"
+            "      --min-time S             median's 95%% CI half-width is below\n"
+            "      --max-time S             --target-ci of the median, default 0.005)\n"
+            "      --target-ci F\n"
+            "      --confirm-rounds N     re-measurements confirming a slowdown (default 3)\n"
+            "      --latency-tolerance F  env KBENCH_LATENCY_TOLERANCE (default 0.10)\n"
+            "      --accuracy-drift F     env KBENCH_ACCURACY_DRIFT (default 1e-3)\n"
+            "      --baseline FILE        compare with this baseline file\n"
+            "      --baseline-dir DIR     env KBENCH_BASELINE_DIR (configured: %s)\n"
+            "      --profile SLUG         env KBENCH_PROFILE (configured: %s)\n"
+            "      --update-baselines     env KBENCH_UPDATE_BASELINES=1: record, do not gate\n"
+            "      --results-dir DIR      where <test>.json is written (configured: %s)\n"
+            "      --test-name NAME       name used in reports (default kernel.backend.prec)\n"
+            "      --manifest FILE        the kernel's kernel.json\n"
+            "      --print-profile        print the detected profile and hardware id, exit\n"
+            "  -h, --help                 this text\n\n"
+            "Exit status: 0 passed, 1 a check failed, 2 bad input or error, 77 skipped.\n",
+            prog, KB_DEFAULT_BASELINE_DIR, KB_DEFAULT_PROFILE, KB_RESULTS_DIR);
+}
+
+static int parse_double(const char *s, double lo, double hi, double *out, const char *what,
+                        kb_err *err) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return kb_fail(err, "%s: '%s' is not a number in [%g, %g]", what, s, lo, hi);
+    *out = v;
+    return 0;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out, const char *what, kb_err *err) {
+    double v = 0.0;
+    if (parse_double(s, lo, hi, &v, what, err) != 0) return -1;
+    if (v != (int)v) return kb_fail(err, "%s: '%s' is not a whole number", what, s);
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_seed(const char *s, uint64_t *out, const char *what, kb_err *err) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || end == s || *end || s[0] == '-')
+        return kb_fail(err, "%s: '%s' is not an unsigned integer", what, s);
+    *out = v;
+    return 0;
+}
+
+static const char *env(const char *name) {
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+static int read_env(kb_options *o, kb_err *err) {
+    const char *v;
+    if ((v = env("KBENCH_PROFILE"))) o->profile = v;
+    if ((v = env("KBENCH_BASELINE_DIR"))) o->baseline_dir = v;
+    if ((v = env("KBENCH_UPDATE_BASELINES"))) {
+        if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0)
+            return kb_fail(err, "KBENCH_UPDATE_BASELINES: '%s' is not 0 or 1", v);
+        o->update = strcmp(v, "1") == 0;
+    }
+    if ((v = env("KBENCH_LATENCY_TOLERANCE")) &&
+        parse_double(v, 0.0, 10.0, &o->gate.latency_tol, "KBENCH_LATENCY_TOLERANCE", err) != 0)
+        return -1;
+    if ((v = env("KBENCH_ACCURACY_DRIFT")) &&
+        parse_double(v, 0.0, 1e30, &o->gate.accuracy_drift, "KBENCH_ACCURACY_DRIFT", err) != 0)
+        return -1;
+    if ((v = env("KBENCH_SEED")) && parse_seed(v, &o->seed, "KBENCH_SEED", err) != 0) return -1;
+    return 0;
+}
+
+static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
+    kb_sampling *s = &o->sampling;
+    switch (opt) {
+    case 'b': o->backend = arg; return 0;
+    case 'p': o->precision = arg; return 0;
+    case 'v': o->variant = arg; return 0;
+    case 'c': o->case_name = arg; return 0;
+    case 'l': o->list = 1; return 0;
+    case 'h': o->help = 1; return 0;
+    case OPT_SEED: return parse_seed(arg, &o->seed, "--seed", err);
+    case OPT_MIN_SAMPLES: return parse_int(arg, 1, 1000000, &s->min_samples, "--min-samples", err);
+    case OPT_MAX_SAMPLES: return parse_int(arg, 1, 1000000, &s->max_samples, "--max-samples", err);
+    case OPT_MIN_TIME: return parse_double(arg, 0.0, 3600.0, &s->min_time_s, "--min-time", err);
+    case OPT_MAX_TIME: return parse_double(arg, 0.0, 3600.0, &s->max_time_s, "--max-time", err);
+    case OPT_TARGET_CI: return parse_double(arg, 0.0, 1.0, &s->target_rel_ci, "--target-ci", err);
+    case OPT_CONFIRM_ROUNDS:
+        return parse_int(arg, 0, 100, &o->gate.confirm_rounds, "--confirm-rounds", err);
+    case OPT_LAT_TOL:
+        return parse_double(arg, 0.0, 10.0, &o->gate.latency_tol, "--latency-tolerance", err);
+    case OPT_ACC_DRIFT:
+        return parse_double(arg, 0.0, 1e30, &o->gate.accuracy_drift, "--accuracy-drift", err);
+    case OPT_BASELINE: o->baseline_file = arg; return 0;
+    case OPT_BASELINE_DIR: o->baseline_dir = arg; return 0;
+    case OPT_PROFILE: o->profile = arg; return 0;
+    case OPT_RESULTS_DIR: o->results_dir = arg; return 0;
+    case OPT_TEST_NAME: o->test_name = arg; return 0;
+    case OPT_MANIFEST: o->manifest = arg; return 0;
+    case OPT_UPDATE: o->update = 1; return 0;
+    case OPT_PRINT_PROFILE: o->print_profile = 1; return 0;
+    default: return kb_fail(err, "unknown option (see --help)");
+    }
+}
+
+static void set_defaults(kb_options *o) {
+    memset(o, 0, sizeof *o);
+    o->backend = "cpu";
+    o->precision = "fp32";
+    o->profile = KB_DEFAULT_PROFILE;
+    o->baseline_dir = KB_DEFAULT_BASELINE_DIR;
+    o->results_dir = KB_RESULTS_DIR;
+    o->seed = 1234;
+    o->sampling = kb_sampling_defaults();
+    o->gate = kb_gate_defaults();
+    o->record_rounds = 3;
+    o->confirm_pause_s = 0.25;
+}
+
+int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err) {
+    set_defaults(o);
+    if (read_env(o, err) != 0) return -1;
+    opterr = 0;
+    optind = 1;
+    int opt;
+    while ((opt = getopt_long(argc, argv, ":b:p:v:c:lh", long_options, NULL)) != -1) {
+        if (opt == '?') {
+            const char *bad = argv[optind - 1];
+            return optopt ? kb_fail(err, "unknown option '-%c'", optopt)
+                          : kb_fail(err, "unknown option '%s'", bad);
+        }
+        if (opt == ':') return kb_fail(err, "option '%s' needs a value", argv[optind - 1]);
+        if (apply(o, opt, optarg, err) != 0) return -1;
+    }
+    if (optind < argc) return kb_fail(err, "unexpected argument '%s'", argv[optind]);
+    if (o->sampling.min_samples > o->sampling.max_samples)
+        return kb_fail(err, "--min-samples %d is above --max-samples %d", o->sampling.min_samples,
+                       o->sampling.max_samples);
+    if (o->sampling.min_time_s > o->sampling.max_time_s)
+        return kb_fail(err, "--min-time is above --max-time");
+    return 0;
+}

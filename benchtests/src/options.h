@@ -1,0 +1,39 @@
+/* The driver's settings: command-line options over environment variables
+ * over the values configured into the build. */
+#ifndef KB_OPTIONS_H
+#define KB_OPTIONS_H
+
+#include "error.h"
+#include "gate.h"
+#include "sampler.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct kb_options {
+    const char *manifest;      /* NULL: the kernel's folder in the source tree */
+    const char *backend;       /* "cpu" */
+    const char *precision;     /* "fp32" */
+    const char *variant;       /* NULL: every variant of the backend */
+    const char *case_name;     /* NULL: every case */
+    const char *test_name;     /* NULL: <kernel>.<backend>.<precision> */
+    const char *profile;       /* NULL or "auto": detected from the hardware */
+    const char *baseline_dir;  /* root of baselines/<profile>/<kernel>.json */
+    const char *baseline_file; /* explicit file, overrides dir and profile */
+    const char *results_dir;   /* where <test>.json goes; "" disables */
+    int update;                /* record into the baseline instead of gating latency */
+    int list, print_profile, help;
+    uint64_t seed;
+    kb_sampling sampling;
+    kb_gate_cfg gate;
+    int record_rounds;      /* rounds measured when recording; the fastest is kept */
+    double confirm_pause_s; /* pause before the first confirmation round, doubling */
+} kb_options;
+
+/* Fills o from the environment and argv. Returns 0, or -1 with a message
+ * naming the option or variable. */
+int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err);
+
+void kb_options_usage(FILE *f, const char *prog);
+
+#endif

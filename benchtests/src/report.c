@@ -1,0 +1,234 @@
+#include "report.h"
+
+#include "case.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *verdict_text(const kb_case_result *r) {
+    if (r->error) return "ERROR";
+    if (r->acc_fired) return "FAIL accuracy";
+    switch (r->lat.verdict) {
+    case KB_LAT_REGRESSION: return "FAIL latency";
+    case KB_LAT_OK: return "ok";
+    case KB_LAT_CLEARED: return "ok (noise cleared)";
+    case KB_LAT_INCONCLUSIVE: return "ok (slower, not significant)";
+    case KB_LAT_NO_BASELINE: return "ok (no baseline)";
+    case KB_LAT_OTHER_HARDWARE: return "ok (baseline from other hardware)";
+    case KB_LAT_RECORDED: return "recorded";
+    default: return "?";
+    }
+}
+
+static void print_row(FILE *f, const kb_case_result *r) {
+    if (r->error) {
+        fprintf(f, "%-22s %-8s %s\n", r->c->name, r->impl->variant, verdict_text(r));
+        return;
+    }
+    char base[32] = "-", ratio[32] = "-";
+    if (r->has_base) {
+        snprintf(base, sizeof base, "%.4f", r->base.median_ms);
+        snprintf(ratio, sizeof ratio, "%.3f", r->lat.ratio);
+    }
+    fprintf(f, "%-22s %-8s %10.4f %8.1f%% %5.1f%% %4dx%-4d %8.2f %8.2f %10s %6s %9.2e %9.2e  %s\n",
+            r->c->name, r->impl->variant, r->stats.median,
+            100.0 * (r->stats.p90 - r->stats.p10) / r->stats.median, 100.0 * r->stats.cv,
+            (int)r->stats.n, r->rounds[r->lat.best].reps, r->gbps, r->gflops, base, ratio,
+            r->acc.rmse, r->acc.max_abs, verdict_text(r));
+}
+
+void kb_report_table(FILE *f, const kb_report *rep) {
+    fprintf(f, "== %s  (profile %s)\n", rep->test_name, rep->profile);
+    fprintf(f, "   baseline: %s%s%s\n", rep->baseline_path, rep->baseline_note ? " - " : "",
+            rep->baseline_note ? rep->baseline_note : "");
+    fprintf(f, "%-22s %-8s %10s %9s %6s %9s %8s %8s %10s %6s %9s %9s  %s\n", "case", "variant",
+            "median ms", "p10-p90", "cv", "n x reps", "GB/s", "GFLOP/s", "base ms", "ratio",
+            "rmse", "max abs", "verdict");
+    for (int i = 0; i < rep->n_results; ++i) print_row(f, &rep->results[i]);
+}
+
+static void print_rounds(FILE *f, const kb_case_result *r) {
+    fprintf(f, "  rounds:     ");
+    for (int i = 0; i < r->n_rounds; ++i) {
+        kb_stats s;
+        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
+        fprintf(f, "%s%.4f ms (x%.3f)", i ? ", " : "", s.median, s.median / r->base.median_ms);
+    }
+    fprintf(f, "\n");
+}
+
+static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
+    const kb_run_ctx *ctx = rep->ctx;
+    fprintf(f, "\n---- FAILED %s  case %s  variant %s\n", rep->test_name, r->c->name,
+            r->impl->variant);
+    if (r->error) {
+        fprintf(f, "  error:      %s\n", r->error_msg);
+        return;
+    }
+    if (r->acc_fired) {
+        fprintf(f, "  accuracy:   rmse %.3e, max abs %.3e over %zu elements "
+                   "(tolerance rmse %.3e, max abs %.3e, %s)\n",
+                r->acc.rmse, r->acc.max_abs, r->acc.n, ctx->manifest->tol[ctx->prec].rmse,
+                ctx->manifest->tol[ctx->prec].max_abs, ctx->manifest->path);
+        fprintf(f, "  rule:       %s", r->acc_why);
+    }
+    if (r->lat.verdict == KB_LAT_REGRESSION) {
+        fprintf(f, "  latency:    median %.4f ms vs baseline %.4f ms (x%.3f; recorded %s)\n",
+                r->stats.median, r->base.median_ms, r->lat.ratio, r->base.recorded_at);
+        print_rounds(f, r);
+        fprintf(f, "  rule:       median above baseline x %.2f in the first round and all %d "
+                   "confirmation rounds; best round still slower than the baseline's samples "
+                   "x %.2f (Mann-Whitney p = %.2g < %.2g)\n",
+                1.0 + ctx->opt->gate.latency_tol, ctx->opt->gate.confirm_rounds,
+                1.0 + ctx->opt->gate.latency_tol, r->lat.p_value, ctx->opt->gate.alpha);
+        fprintf(f, "  baseline:   %s\n", rep->baseline_path);
+    }
+}
+
+int kb_report_failures(FILE *f, const kb_report *rep) {
+    int failed = 0;
+    for (int i = 0; i < rep->n_results; ++i) {
+        if (kb_case_passed(&rep->results[i])) continue;
+        print_failure(f, rep, &rep->results[i]);
+        ++failed;
+    }
+    return failed;
+}
+
+static void measurement(FILE *f, const kb_case_result *r, const char *what, double v) {
+    if (!isfinite(v)) return;
+    fprintf(f, "<CTestMeasurement type=\"numeric/double\" name=\"%s.%s.%s\">%.9g</CTestMeasurement>\n",
+            r->c->name, r->impl->variant, what, v);
+}
+
+void kb_report_measurements(FILE *f, const kb_report *rep) {
+    for (int i = 0; i < rep->n_results; ++i) {
+        const kb_case_result *r = &rep->results[i];
+        if (r->error) continue;
+        measurement(f, r, "median_ms", r->stats.median);
+        if (r->has_base && r->lat.verdict != KB_LAT_RECORDED) {
+            measurement(f, r, "baseline_ms", r->base.median_ms);
+            measurement(f, r, "ratio", r->lat.ratio);
+        }
+        measurement(f, r, "rmse", r->acc.rmse);
+        measurement(f, r, "gbps", r->gbps);
+        measurement(f, r, "gflops", r->gflops);
+    }
+}
+
+static cJSON *samples_json(const kb_samples *s) {
+    return cJSON_CreateDoubleArray(s->ms, s->n);
+}
+
+static void add_stats(cJSON *o, const kb_stats *s) {
+    cJSON_AddNumberToObject(o, "median_ms", s->median);
+    cJSON_AddNumberToObject(o, "min_ms", s->min);
+    cJSON_AddNumberToObject(o, "max_ms", s->max);
+    cJSON_AddNumberToObject(o, "mean_ms", s->mean);
+    cJSON_AddNumberToObject(o, "stddev_ms", s->stddev);
+    cJSON_AddNumberToObject(o, "mad_ms", s->mad);
+    cJSON_AddNumberToObject(o, "p10_ms", s->p10);
+    cJSON_AddNumberToObject(o, "p90_ms", s->p90);
+    cJSON_AddNumberToObject(o, "p99_ms", s->p99);
+    cJSON_AddNumberToObject(o, "cv", s->cv);
+    cJSON_AddNumberToObject(o, "n_samples", (double)s->n);
+}
+
+static cJSON *accuracy_json(const kb_case_result *r) {
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddNumberToObject(a, "rmse", r->acc.rmse);
+    cJSON_AddNumberToObject(a, "max_abs_err", r->acc.max_abs);
+    cJSON_AddNumberToObject(a, "elements", (double)r->acc.n);
+    cJSON_AddNumberToObject(a, "nonfinite", (double)r->acc.n_nonfinite);
+    cJSON_AddNumberToObject(a, "unwritten", (double)r->acc.n_unwritten);
+    cJSON_AddStringToObject(a, "failures", r->acc_why);
+    return a;
+}
+
+static cJSON *rounds_json(const kb_case_result *r) {
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; i < r->n_rounds; ++i) {
+        cJSON *o = cJSON_CreateObject();
+        kb_stats s;
+        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
+        cJSON_AddNumberToObject(o, "median_ms", s.median);
+        cJSON_AddNumberToObject(o, "reps", r->rounds[i].reps);
+        cJSON_AddNumberToObject(o, "elapsed_ms", r->rounds[i].elapsed_s * 1e3);
+        cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
+        cJSON_AddItemToObject(o, "samples_ms", samples_json(&r->rounds[i]));
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+static cJSON *case_json(const kb_case_result *r) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "case", r->c->name);
+    cJSON_AddStringToObject(o, "variant", r->impl->variant);
+    cJSON *dims = cJSON_AddObjectToObject(o, "dims");
+    for (int i = 0; i < r->c->n_dims; ++i)
+        cJSON_AddNumberToObject(dims, r->c->dim_names[i], (double)r->c->dims[i]);
+    cJSON_AddBoolToObject(o, "passed", kb_case_passed(r));
+    if (r->error) {
+        cJSON_AddStringToObject(o, "error", r->error_msg);
+        return o;
+    }
+    cJSON_AddNumberToObject(o, "flops", r->flops);
+    cJSON_AddNumberToObject(o, "bytes", r->bytes);
+    cJSON_AddNumberToObject(o, "gbps", r->gbps);
+    cJSON_AddNumberToObject(o, "gflops", r->gflops);
+    add_stats(o, &r->stats);
+    cJSON_AddItemToObject(o, "accuracy", accuracy_json(r));
+    cJSON *lat = cJSON_AddObjectToObject(o, "latency");
+    cJSON_AddStringToObject(lat, "verdict", kb_latency_verdict_name(r->lat.verdict));
+    if (r->has_base) {
+        cJSON_AddNumberToObject(lat, "baseline_median_ms", r->base.median_ms);
+        cJSON_AddNumberToObject(lat, "baseline_rmse", r->base.rmse);
+        cJSON_AddStringToObject(lat, "baseline_recorded_at", r->base.recorded_at);
+        cJSON_AddNumberToObject(lat, "ratio", r->lat.ratio);
+        cJSON_AddNumberToObject(lat, "first_ratio", r->lat.first_ratio);
+    }
+    if (r->lat.p_value >= 0.0) cJSON_AddNumberToObject(lat, "p_value", r->lat.p_value);
+    cJSON_AddItemToObject(o, "rounds", rounds_json(r));
+    return o;
+}
+
+cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
+    const kb_run_ctx *ctx = rep->ctx;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "test", rep->test_name);
+    cJSON_AddStringToObject(o, "status", status);
+    cJSON_AddStringToObject(o, "kernel", ctx->kernel->name);
+    cJSON_AddStringToObject(o, "backend", ctx->backend->name);
+    cJSON_AddStringToObject(o, "precision", kb_prec_name(ctx->prec));
+    cJSON_AddStringToObject(o, "profile", rep->profile);
+    cJSON_AddStringToObject(o, "baseline_file", rep->baseline_path);
+    cJSON_AddStringToObject(o, "manifest", ctx->manifest->path);
+    cJSON_AddNumberToObject(o, "seed", (double)ctx->opt->seed);
+    cJSON_AddNumberToObject(o, "latency_tolerance", ctx->opt->gate.latency_tol);
+    cJSON_AddNumberToObject(o, "accuracy_drift", ctx->opt->gate.accuracy_drift);
+    cJSON *cases = cJSON_AddArrayToObject(o, "cases");
+    for (int i = 0; i < rep->n_results; ++i)
+        cJSON_AddItemToArray(cases, case_json(&rep->results[i]));
+    if (env) cJSON_AddItemToObject(o, "environment", env);
+    return o;
+}
+
+cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const char *now) {
+    cJSON *e = cJSON_CreateObject();
+    const kb_samples *best = &r->rounds[r->lat.best];
+    cJSON_AddStringToObject(e, "case", r->c->name);
+    cJSON_AddStringToObject(e, "variant", r->impl->variant);
+    cJSON_AddNumberToObject(e, "median_ms", r->stats.median);
+    cJSON_AddNumberToObject(e, "min_ms", r->stats.min);
+    cJSON_AddNumberToObject(e, "p10_ms", r->stats.p10);
+    cJSON_AddNumberToObject(e, "p90_ms", r->stats.p90);
+    cJSON_AddNumberToObject(e, "reps", best->reps);
+    cJSON_AddItemToObject(e, "samples_ms", samples_json(best));
+    cJSON_AddNumberToObject(e, "rmse", r->acc.rmse);
+    cJSON_AddNumberToObject(e, "max_abs_err", r->acc.max_abs);
+    cJSON_AddNumberToObject(e, "gbps", r->gbps);
+    cJSON_AddStringToObject(e, "recorded_at", now);
+    cJSON_AddItemToObject(e, "environment", cJSON_Duplicate(env, 1));
+    return e;
+}

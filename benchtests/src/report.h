@@ -1,0 +1,32 @@
+/* What a test prints and writes: the table, a block per failing case, the
+ * CTest measurement block (last, as CTest requires) and the result JSON. */
+#ifndef KB_REPORT_H
+#define KB_REPORT_H
+
+#include "runner.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+typedef struct kb_report {
+    const char *test_name;
+    const kb_run_ctx *ctx;
+    const char *profile;
+    const char *baseline_path;
+    const char *baseline_note; /* e.g. "no baseline file" */
+    kb_case_result *results;
+    int n_results;
+} kb_report;
+
+void kb_report_table(FILE *f, const kb_report *rep);
+/* Prints one readable block per failing case; returns how many failed. */
+int kb_report_failures(FILE *f, const kb_report *rep);
+void kb_report_measurements(FILE *f, const kb_report *rep);
+
+/* The full result as JSON (takes over env). */
+cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env);
+
+/* The baseline entry for one recorded case (takes a reference to env). */
+cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const char *now);
+
+#endif

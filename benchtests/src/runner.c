@@ -1,0 +1,220 @@
+#include "runner.h"
+
+#include "case.h"
+#include "rng.h"
+#include "timer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Buffers of one case: host copies in the run's precision and the backend's
+ * own, plus the double-precision reference outputs. */
+typedef struct buffers {
+    kb_layout layout;
+    void *dev_in[KB_MAX_TENSORS], *dev_out[KB_MAX_TENSORS];
+    void *host_out[KB_MAX_TENSORS];
+    double *ref_out[KB_MAX_TENSORS];
+    kb_args args;
+} buffers;
+
+static int case_error(kb_case_result *r, const char *msg) {
+    snprintf(r->error_msg, sizeof r->error_msg, "%s", msg);
+    r->error = 1;
+    return -1;
+}
+
+static int describe_layout(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
+                           kb_case_result *r) {
+    kb_case local = *c;
+    kb_case_miss miss = {{0}};
+    local.miss = &miss;
+    ctx->kernel->layout(&local, &bf->layout);
+    if (miss.dim[0]) {
+        kb_err err;
+        kb_fail(&err, "%s: case '%s': no dim '%s' (kernel '%s' needs it)", ctx->manifest->path,
+                c->name, miss.dim, ctx->kernel->name);
+        return case_error(r, err.msg);
+    }
+    return 0;
+}
+
+/* Generates one input, rounds it to the run's precision, uploads it, and
+ * leaves the rounded values in `values` for the reference. */
+static int make_input(const kb_run_ctx *ctx, const kb_tensor_spec *t, double *values, void **dev,
+                      kb_err *err) {
+    size_t elem = kb_prec_size(ctx->prec), bytes = t->count * elem;
+    kb_rng_fill(values, t->count, t, ctx->opt->seed);
+    void *host = malloc(bytes ? bytes : 1);
+    if (!host) return kb_fail(err, "out of host memory for input '%s'", t->name);
+    for (size_t i = 0; i < t->count; ++i) {
+        kb_store_f64(host, ctx->prec, i, values[i]);
+        values[i] = kb_load_f64(host, ctx->prec, i);
+    }
+    *dev = ctx->backend->alloc(bytes, err);
+    int rc = *dev ? ctx->backend->upload(*dev, host, bytes, err) : -1;
+    free(host);
+    return rc;
+}
+
+static int make_inputs_and_reference(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
+                                     kb_err *err) {
+    double *values[KB_MAX_TENSORS] = {0};
+    int rc = 0;
+    for (int i = 0; i < bf->layout.n_in && rc == 0; ++i) {
+        const kb_tensor_spec *t = &bf->layout.in[i];
+        values[i] = malloc((t->count ? t->count : 1) * sizeof(double));
+        rc = values[i] ? make_input(ctx, t, values[i], &bf->dev_in[i], err)
+                       : kb_fail(err, "out of host memory for input '%s'", t->name);
+        bf->args.in[i] = bf->dev_in[i];
+    }
+    for (int i = 0; i < bf->layout.n_out && rc == 0; ++i) {
+        size_t n = bf->layout.out[i].count ? bf->layout.out[i].count : 1;
+        bf->ref_out[i] = malloc(n * sizeof(double));
+        if (!bf->ref_out[i]) rc = kb_fail(err, "out of host memory for the reference");
+    }
+    if (rc == 0) ctx->kernel->reference(c, (const double *const *)values, bf->ref_out);
+    for (int i = 0; i < bf->layout.n_in; ++i) free(values[i]);
+    return rc;
+}
+
+static int make_outputs(const kb_run_ctx *ctx, buffers *bf, kb_err *err) {
+    size_t elem = kb_prec_size(ctx->prec);
+    for (int i = 0; i < bf->layout.n_out; ++i) {
+        size_t bytes = bf->layout.out[i].count * elem;
+        bf->host_out[i] = malloc(bytes ? bytes : 1);
+        if (!bf->host_out[i]) return kb_fail(err, "out of host memory for an output");
+        kb_poison(bf->host_out[i], ctx->prec, bf->layout.out[i].count);
+        bf->dev_out[i] = ctx->backend->alloc(bytes, err);
+        if (!bf->dev_out[i] || ctx->backend->upload(bf->dev_out[i], bf->host_out[i], bytes, err))
+            return -1;
+        bf->args.out[i] = bf->dev_out[i];
+    }
+    return 0;
+}
+
+static int check_outputs(const kb_run_ctx *ctx, buffers *bf, kb_case_result *r, kb_err *err) {
+    size_t elem = kb_prec_size(ctx->prec);
+    memset(&r->acc, 0, sizeof r->acc);
+    for (int i = 0; i < bf->layout.n_out; ++i) {
+        size_t n = bf->layout.out[i].count;
+        if (ctx->backend->download(bf->host_out[i], bf->dev_out[i], n * elem, err) != 0) return -1;
+        kb_accuracy_add(&r->acc, bf->host_out[i], ctx->prec, bf->ref_out[i], n);
+    }
+    kb_accuracy_finish(&r->acc);
+    r->acc_fired = kb_gate_accuracy(&ctx->opt->gate, &ctx->manifest->tol[ctx->prec], &r->acc,
+                                    r->has_base && !ctx->opt->update ? &r->base : NULL, r->acc_why,
+                                    sizeof r->acc_why);
+    return 0;
+}
+
+static void free_buffers(const kb_run_ctx *ctx, buffers *bf) {
+    for (int i = 0; i < KB_MAX_TENSORS; ++i) {
+        if (bf->dev_in[i]) ctx->backend->release(bf->dev_in[i]);
+        if (bf->dev_out[i]) ctx->backend->release(bf->dev_out[i]);
+        free(bf->host_out[i]);
+        free(bf->ref_out[i]);
+    }
+}
+
+typedef struct timing_ctx {
+    const kb_run_ctx *ctx;
+    const kb_impl *impl;
+    const kb_args *args;
+} timing_ctx;
+
+static int time_reps(void *p, int reps, double *ms) {
+    const timing_ctx *t = p;
+    return t->ctx->backend->time_calls(t->impl->run, t->args, reps, ms);
+}
+
+static int measure_round(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r) {
+    kb_samples *s = &r->rounds[r->n_rounds];
+    memset(s, 0, sizeof *s);
+    if (kb_sample(&ctx->opt->sampling, time_reps, (void *)tc, s) != 0) return -1;
+    r->n_rounds++;
+    return 0;
+}
+
+static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
+    kb_round rounds[KB_MAX_ROUNDS];
+    for (int i = 0; i < r->n_rounds; ++i) {
+        kb_stats s;
+        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
+        rounds[i] = (kb_round){r->rounds[i].ms, r->rounds[i].n, s.median};
+    }
+    return kb_gate_latency(&ctx->opt->gate, rounds, r->n_rounds, r->has_base ? &r->base : NULL,
+                           ctx->hardware_id);
+}
+
+/* Measures rounds until the gate decides. Recording takes record_rounds
+ * rounds and keeps the fastest; gating re-measures a suspected slowdown
+ * after growing pauses, so a burst of load on the machine can pass. */
+static int time_case(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r) {
+    double pause = ctx->opt->confirm_pause_s;
+    for (;;) {
+        if (measure_round(ctx, tc, r) != 0) return -1;
+        r->lat = decide(ctx, r);
+        if (ctx->opt->update) {
+            if (r->n_rounds >= ctx->opt->record_rounds) {
+                r->lat.verdict = KB_LAT_RECORDED;
+                return 0;
+            }
+            continue;
+        }
+        if (r->lat.verdict != KB_LAT_PENDING || r->n_rounds == KB_MAX_ROUNDS) return 0;
+        kb_sleep_s(pause);
+        pause *= 2.0;
+    }
+}
+
+static void summarise(kb_case_result *r) {
+    const kb_samples *best = &r->rounds[r->lat.best];
+    kb_stats_compute(best->ms, (size_t)best->n, &r->stats);
+    double s = r->stats.median * 1e-3;
+    r->gbps = s > 0.0 ? r->bytes / s * 1e-9 : 0.0;
+    r->gflops = s > 0.0 ? r->flops / s * 1e-9 : 0.0;
+}
+
+static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, buffers *bf,
+                       kb_case_result *r, kb_err *err) {
+    if (make_inputs_and_reference(ctx, c, bf, err) != 0 || make_outputs(ctx, bf, err) != 0)
+        return -1;
+    bf->args.c = c;
+    bf->args.prec = ctx->prec;
+    if (impl->run(&bf->args) != 0) return kb_fail(err, "the implementation reported an error");
+    if (check_outputs(ctx, bf, r, err) != 0) return -1;
+    timing_ctx tc = {ctx, impl, &bf->args};
+    if (time_case(ctx, &tc, r) != 0) return kb_fail(err, "the implementation failed while timed");
+    summarise(r);
+    return 0;
+}
+
+void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
+    memset(r, 0, sizeof *r);
+    r->c = c;
+    r->impl = impl;
+    kb_err err = {{0}};
+    if (kb_manifest_counts(ctx->manifest, c, ctx->prec, &r->flops, &r->bytes, &err) != 0) {
+        case_error(r, err.msg);
+        return;
+    }
+    char key[512];
+    kb_baseline_key(key, sizeof key, ctx->backend->name, kb_prec_name(ctx->prec), impl->variant,
+                    c->name);
+    r->has_base = kb_baseline_get(ctx->baseline, key, &r->base);
+    buffers bf;
+    memset(&bf, 0, sizeof bf);
+    if (describe_layout(ctx, c, &bf, r) == 0 && run_checked(ctx, c, impl, &bf, r, &err) != 0)
+        case_error(r, err.msg);
+    free_buffers(ctx, &bf);
+}
+
+int kb_case_passed(const kb_case_result *r) {
+    return !r->error && r->acc_fired == 0 && r->lat.verdict != KB_LAT_REGRESSION;
+}
+
+void kb_case_result_free(kb_case_result *r) {
+    for (int i = 0; i < r->n_rounds; ++i) kb_samples_free(&r->rounds[i]);
+    kb_baseline_entry_free(&r->base);
+}

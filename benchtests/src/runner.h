@@ -1,0 +1,55 @@
+/* One case of one implementation, end to end: inputs, reference, the checked
+ * run, the timed rounds and the decisions. */
+#ifndef KB_RUNNER_H
+#define KB_RUNNER_H
+
+#include "accuracy.h"
+#include "backend.h"
+#include "baseline.h"
+#include "gate.h"
+#include "manifest.h"
+#include "options.h"
+#include "sampler.h"
+#include "stats.h"
+
+#define KB_MAX_ROUNDS 16
+
+typedef struct kb_run_ctx {
+    const kb_options *opt;
+    const kb_manifest *manifest;
+    const kb_kernel *kernel;
+    const kb_backend *backend;
+    kb_prec prec;
+    const kb_baseline *baseline;
+    const char *hardware_id;
+} kb_run_ctx;
+
+typedef struct kb_case_result {
+    const kb_case *c;
+    const kb_impl *impl;
+    double flops, bytes;
+    kb_accuracy acc;
+    int acc_fired;
+    char acc_why[1024];
+    kb_samples rounds[KB_MAX_ROUNDS];
+    int n_rounds;
+    kb_stats stats; /* of the best round */
+    double gbps, gflops;
+    int has_base;
+    kb_baseline_entry base;
+    kb_latency_decision lat;
+    int error; /* the case could not run; message in error_msg */
+    char error_msg[1024];
+} kb_case_result;
+
+/* Runs one case; fills r (release it with kb_case_result_free). Failures of
+ * the kernel or the backend are recorded in r->error, not returned. */
+void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r);
+
+/* Whether the case passes: no error, accuracy within bounds, latency not a
+ * confirmed regression. */
+int kb_case_passed(const kb_case_result *r);
+
+void kb_case_result_free(kb_case_result *r);
+
+#endif

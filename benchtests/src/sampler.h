@@ -1,0 +1,40 @@
+/* The adaptive sampling loop: warm up, choose how many calls make one sample,
+ * then take samples until the median is known well enough or a limit is hit.
+ * It is backend-neutral: the backend supplies a function that times `reps`
+ * back-to-back calls (host clock on the CPU, device events on GPUs). */
+#ifndef KB_SAMPLER_H
+#define KB_SAMPLER_H
+
+#include <stddef.h>
+
+typedef struct kb_sampling {
+    int min_samples;      /* never stop before this many samples */
+    int max_samples;      /* stop at this many */
+    double min_time_s;    /* never stop before this much sampling time */
+    double max_time_s;    /* stop after this much sampling time */
+    double target_rel_ci; /* stop once the median's 95% CI half-width / median is below */
+    double warmup_s;      /* run the kernel this long before sampling */
+    double sample_min_s;  /* batch calls so that one sample lasts at least this */
+} kb_sampling;
+
+/* Default limits (documented in docs/gate.md). */
+kb_sampling kb_sampling_defaults(void);
+
+/* Times `reps` consecutive calls; stores the elapsed milliseconds of all of
+ * them in *ms. Returns 0, or non-zero when the kernel failed. */
+typedef int (*kb_time_fn)(void *ctx, int reps, double *ms);
+
+typedef struct kb_samples {
+    double *ms; /* per-call milliseconds, one per sample */
+    int n, cap;
+    int reps;              /* calls per sample */
+    double elapsed_s;      /* wall time spent sampling */
+    const char *stop_rule; /* which rule ended the loop */
+} kb_samples;
+
+/* Runs the loop. Returns 0, or non-zero when fn failed or memory ran out. */
+int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out);
+
+void kb_samples_free(kb_samples *s);
+
+#endif

@@ -1,0 +1,65 @@
+# End-to-end test of the gate on a real kernel (cmake -P):
+#   1. record a fresh baseline into a scratch directory     -> exit 0
+#   2. re-run against it                                     -> exit 0
+#   3. against a copy with every _ms value x 0.5 (2x slower) -> exit 1, regression message
+#   4. against a copy with every rmse shifted by +0.01       -> exit 1, drift message
+# Inputs: DRIVER (kbench-<kernel>), TOOL (kbench-baseline), WORK (scratch dir).
+
+foreach(var DRIVER TOOL WORK)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "e2e_gate.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(common --precision fp32 --case n256k --profile e2e --results-dir "${WORK}/results")
+
+function(run_driver label expect_rc)
+  execute_process(COMMAND "${DRIVER}" ${common} ${ARGN}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  # Measurement tags would be cut out of this test's stored output by CTest;
+  # show the step's output without them.
+  string(REGEX REPLACE "<CTestMeasurement[^\n]*\n" "" shown "${out}")
+  message("---- ${label}: exit ${rc}\n${shown}${err}")
+  if(NOT rc EQUAL expect_rc)
+    message(FATAL_ERROR "${label}: expected exit ${expect_rc}, got ${rc}")
+  endif()
+  set(step_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_text label text)
+  string(FIND "${step_output}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${label}: the output does not contain '${text}'")
+  endif()
+endfunction()
+
+set(dir "${WORK}/baselines")
+set(base "${dir}/e2e/swish.json")
+
+run_driver("record" 0 --baseline-dir "${dir}" --update-baselines)
+expect_text("record" "recorded 1 of 1 cases")
+if(NOT EXISTS "${base}")
+  message(FATAL_ERROR "record: ${base} was not written")
+endif()
+
+run_driver("same code, fresh baseline" 0 --baseline-dir "${dir}")
+expect_text("same code" "passed")
+
+execute_process(COMMAND "${TOOL}" scale-ms 0.5 "${base}" "${WORK}/slow.json" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kbench-baseline scale-ms failed")
+endif()
+run_driver("simulated 2x slowdown" 1 --baseline "${WORK}/slow.json")
+expect_text("slowdown" "FAIL latency")
+expect_text("slowdown" "confirmation rounds")
+
+execute_process(COMMAND "${TOOL}" shift-rmse 0.01 "${base}" "${WORK}/drift.json" RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kbench-baseline shift-rmse failed")
+endif()
+run_driver("simulated accuracy drift" 1 --baseline "${WORK}/drift.json")
+expect_text("drift" "rmse drifted from the baseline")
+
+message("e2e gate: all four steps behaved as expected")

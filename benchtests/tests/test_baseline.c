@@ -1,0 +1,431 @@
+/* Baseline files: merge, read back, deterministic bytes, and clear errors on
+ * malformed input that never lose the file. */
+#define _POSIX_C_SOURCE 200809L
+#include "baseline.h"
+#include "jsonutil.h"
+#include "jsonw.h"
+#include "kb_test.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define KEY_A "cpu.fp32.default.small"
+#define KEY_B "cpu.fp32.default.large"
+#define KEY_C "cpu.fp16.avx2.small"
+
+static char dir[KB_PATH_MAX];
+
+/* A fresh scratch directory of this test (kb_test_tmpdir's buffer is reused). */
+static const char *scratch(const char *name) {
+    snprintf(dir, sizeof dir, "%s", kb_test_tmpdir(name));
+    return dir;
+}
+
+static char *join(char *out, size_t size, const char *a, const char *b) {
+    snprintf(out, size, "%s/%s", a, b);
+    return out;
+}
+
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = calloc(1, 1 << 16);
+    size_t n = buf ? fread(buf, 1, (1 << 16) - 1, f) : 0;
+    (void)n;
+    fclose(f);
+    return buf;
+}
+
+/* Files whose name contains ".tmp." anywhere under d (one level deep is all
+ * these tests create below the scratch dir, plus the dir itself). */
+static int count_temp_files(const char *d) {
+    DIR *dp = opendir(d);
+    if (!dp) return 0;
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0) continue;
+        char sub[KB_PATH_MAX];
+        snprintf(sub, sizeof sub, "%s/%s", d, de->d_name);
+        struct stat st;
+        if (stat(sub, &st) == 0 && S_ISDIR(st.st_mode)) n += count_temp_files(sub);
+        if (strstr(de->d_name, ".tmp.")) ++n;
+    }
+    closedir(dp);
+    return n;
+}
+
+static cJSON *make_entry(double median, double min, double rmse, const double *samples, int n,
+                         const char *hw) {
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "median_ms", median);
+    cJSON_AddNumberToObject(e, "min_ms", min);
+    cJSON_AddNumberToObject(e, "rmse", rmse);
+    if (samples) cJSON_AddItemToObject(e, "samples_ms", cJSON_CreateDoubleArray(samples, n));
+    cJSON_AddStringToObject(e, "recorded_at", "2024-05-01T12:00:00Z");
+    cJSON *env = cJSON_AddObjectToObject(e, "environment");
+    cJSON_AddStringToObject(env, "hardware_id", hw);
+    return e;
+}
+
+static const double samples_a[] = {1.25, 1.5, 0.984375, 1.0312, 2.5e-3};
+
+/* One batch with KEY_A (and KEY_B when both). */
+static cJSON *batch(int both, double median_a) {
+    cJSON *entries = cJSON_CreateObject();
+    cJSON_AddItemToObject(entries, KEY_A,
+                          make_entry(median_a, 0.984375, 1.5e-7, samples_a, 5, "hw-one|avx2"));
+    if (both) cJSON_AddItemToObject(entries, KEY_B, make_entry(8.5, 8.25, 0, NULL, 0, "hw-one"));
+    return entries;
+}
+
+static void test_key(void) {
+    char key[128];
+    kb_baseline_key(key, sizeof key, "cpu", "fp16", "avx2", "batch16_seq256");
+    ASSERT(strcmp(key, "cpu.fp16.avx2.batch16_seq256") == 0);
+}
+
+static void test_merge_creates_file_and_round_trips(void) {
+    const char *d = scratch("baseline_create");
+    char path[KB_PATH_MAX];
+    snprintf(path, sizeof path, "%s/prof/nested/k.json", d); /* parents do not exist yet */
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_baseline_merge(path, "swish", "prof", batch(0, 1.0312), &err), 0);
+    ASSERT(access(path, R_OK) == 0);
+
+    kb_baseline b;
+    ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
+    ASSERT(b.root != NULL);
+    const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(b.root, "format");
+    ASSERT(cJSON_IsString(fmt) && strcmp(fmt->valuestring, KB_BASELINE_FORMAT) == 0);
+    const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(b.root, "kernel");
+    ASSERT(cJSON_IsString(kernel) && strcmp(kernel->valuestring, "swish") == 0);
+
+    kb_baseline_entry e;
+    ASSERT_INT_EQ(kb_baseline_get(&b, KEY_A, &e), 1);
+    /* Every value has at most 8 significant digits, so it survives the
+     * writer's number format exactly. */
+    ASSERT_NEAR(e.median_ms, 1.0312, 0);
+    ASSERT_NEAR(e.min_ms, 0.984375, 0);
+    ASSERT_NEAR(e.rmse, 1.5e-7, 0);
+    ASSERT_INT_EQ(e.n_samples, 5);
+    for (int i = 0; i < 5 && i < e.n_samples; ++i) ASSERT_NEAR(e.samples_ms[i], samples_a[i], 0);
+    ASSERT(strcmp(e.hardware_id, "hw-one|avx2") == 0);
+    ASSERT(strcmp(e.recorded_at, "2024-05-01T12:00:00Z") == 0);
+    kb_baseline_entry_free(&e);
+    ASSERT(e.samples_ms == NULL && e.n_samples == 0);
+
+    ASSERT_INT_EQ(kb_baseline_get(&b, "cpu.fp32.default.absent", &e), 0);
+    kb_baseline_close(&b);
+    ASSERT(b.root == NULL);
+    ASSERT_INT_EQ(count_temp_files(d), 0);
+}
+
+static void test_entry_without_samples(void) {
+    const char *d = scratch("baseline_nosamples");
+    char path[KB_PATH_MAX];
+    kb_err err;
+    ASSERT_INT_EQ(kb_baseline_merge(join(path, sizeof path, d, "k.json"), "k", "p", batch(1, 1.0),
+                                    &err), 0);
+    kb_baseline b;
+    kb_baseline_entry e;
+    ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
+    ASSERT_INT_EQ(kb_baseline_get(&b, KEY_B, &e), 1);
+    ASSERT_NEAR(e.median_ms, 8.5, 0);
+    ASSERT_NEAR(e.rmse, 0, 0);
+    ASSERT_INT_EQ(e.n_samples, 0);
+    ASSERT(e.samples_ms == NULL);
+    kb_baseline_entry_free(&e);
+    kb_baseline_close(&b);
+}
+
+static void test_merge_keeps_other_keys_replaces_same(void) {
+    const char *d = scratch("baseline_merge");
+    char path[KB_PATH_MAX];
+    join(path, sizeof path, d, "k.json");
+    kb_err err;
+    ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), 0);
+    /* Second batch: a new key, and KEY_A again with another median. */
+    cJSON *second = cJSON_CreateObject();
+    cJSON_AddItemToObject(second, KEY_C, make_entry(3.0, 2.0, 0.5, NULL, 0, "hw-one"));
+    cJSON_AddItemToObject(second, KEY_A, make_entry(2.0, 1.5, 0.25, NULL, 0, "hw-two"));
+    ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", second, &err), 0);
+
+    kb_baseline b;
+    kb_baseline_entry e;
+    ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
+    ASSERT_INT_EQ(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b.root, "entries")), 3);
+    ASSERT_INT_EQ(kb_baseline_get(&b, KEY_A, &e), 1); /* replaced as a whole */
+    ASSERT_NEAR(e.median_ms, 2.0, 0);
+    ASSERT_NEAR(e.rmse, 0.25, 0);
+    ASSERT_INT_EQ(e.n_samples, 0);
+    ASSERT(strcmp(e.hardware_id, "hw-two") == 0);
+    kb_baseline_entry_free(&e);
+    ASSERT_INT_EQ(kb_baseline_get(&b, KEY_B, &e), 1); /* kept */
+    ASSERT_NEAR(e.median_ms, 8.5, 0);
+    kb_baseline_entry_free(&e);
+    ASSERT_INT_EQ(kb_baseline_get(&b, KEY_C, &e), 1); /* added */
+    ASSERT_NEAR(e.median_ms, 3.0, 0);
+    kb_baseline_entry_free(&e);
+    kb_baseline_close(&b);
+    ASSERT_INT_EQ(count_temp_files(d), 0);
+}
+
+static void test_output_deterministic_and_sorted(void) {
+    const char *d = scratch("baseline_determinism");
+    char p1[KB_PATH_MAX], p2[KB_PATH_MAX];
+    kb_err err;
+    ASSERT_INT_EQ(kb_baseline_merge(join(p1, sizeof p1, d, "one.json"), "k", "p", batch(1, 1.0),
+                                    &err), 0);
+    ASSERT_INT_EQ(kb_baseline_merge(join(p2, sizeof p2, d, "two.json"), "k", "p", batch(1, 1.0),
+                                    &err), 0);
+    char *t1 = read_text(p1), *t2 = read_text(p2);
+    ASSERT(t1 && t2 && strcmp(t1, t2) == 0);
+
+    /* Merging the same batch again changes nothing either. */
+    ASSERT_INT_EQ(kb_baseline_merge(p1, "k", "p", batch(1, 1.0), &err), 0);
+    char *t3 = read_text(p1);
+    ASSERT(t1 && t3 && strcmp(t1, t3) == 0);
+
+    /* Parse + print gives the file's bytes back. */
+    cJSON *root = kb_json_read_file(p1, &err);
+    char *again = root ? kb_json_print(root) : NULL;
+    ASSERT(t1 && again && strcmp(t1, again) == 0);
+
+    /* Keys sorted at every level: KEY_B ("...large") sorts before KEY_A
+     * ("...small") although KEY_A was added first; and inside an entry,
+     * environment < median_ms < min_ms < recorded_at < rmse < samples_ms. */
+    const char *order[] = {"\"entries\"", KEY_B, "\"environment\"", "\"median_ms\"",
+                           "\"min_ms\"", "\"recorded_at\"", "\"rmse\"", KEY_A, "\"format\"",
+                           "\"kernel\"", "\"profile\""};
+    const char *at = t1;
+    for (size_t i = 0; at && i < sizeof order / sizeof *order; ++i) {
+        const char *next = strstr(at, order[i]);
+        if (!next) KB_TEST_FAIL("'%s' missing or out of order", order[i]);
+        at = next;
+    }
+    free(again);
+    cJSON_Delete(root);
+    free(t1);
+    free(t2);
+    free(t3);
+}
+
+static void test_missing_file_opens_empty(void) {
+    const char *d = scratch("baseline_missing");
+    char path[KB_PATH_MAX];
+    kb_baseline b;
+    kb_err err;
+    ASSERT_INT_EQ(kb_baseline_open(&b, join(path, sizeof path, d, "none.json"), &err), 0);
+    ASSERT(b.root == NULL);
+    ASSERT(strcmp(b.path, path) == 0);
+    kb_baseline_entry e;
+    ASSERT_INT_EQ(kb_baseline_get(&b, KEY_A, &e), 0);
+    kb_baseline_close(&b);
+}
+
+/* A valid file with one entry whose body is `entry` (JSON text). */
+static void write_with_entry(const char *path, const char *key, const char *entry) {
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"format\": \"kbench-baseline-1\", \"kernel\": \"k\", \"profile\": \"p\",\n"
+             " \"entries\": {\"%s\": %s}}\n",
+             key, entry);
+    kb_test_write(path, text);
+}
+
+/* Opens path, which must fail with a message containing the path and every
+ * one of the `want` strings (NULL-terminated). */
+static void expect_open_error(const char *path, const char *const *want) {
+    kb_baseline b;
+    kb_err err;
+    snprintf(err.msg, sizeof err.msg, "(no message)");
+    ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), -1);
+    ASSERT(b.root == NULL);
+    ASSERT_STR_CONTAINS(err.msg, path);
+    for (; *want; ++want) ASSERT_STR_CONTAINS(err.msg, *want);
+}
+
+#define GOOD_ENV "\"environment\": {\"hardware_id\": \"hw\"}"
+
+static void test_malformed_json(void) {
+    const char *d = scratch("baseline_badjson");
+    char path[KB_PATH_MAX];
+    join(path, sizeof path, d, "k.json");
+    /* The stray comma is on line 2. */
+    kb_test_write(path, "{\"format\": \"kbench-baseline-1\",\n  \"entries\": {,}}\n");
+    char where[KB_PATH_MAX + 8];
+    snprintf(where, sizeof where, "%s:2:", path);
+    expect_open_error(path, (const char *const[]){where, "malformed JSON", NULL});
+
+    kb_test_write(path, "");
+    expect_open_error(path, (const char *const[]){"malformed JSON", "empty file", NULL});
+    kb_test_write(path, "{\"format\": \"kbench-baseline-1\"} trailing");
+    expect_open_error(path, (const char *const[]){"malformed JSON", NULL});
+}
+
+static void test_malformed_structure(void) {
+    const char *d = scratch("baseline_badroot");
+    char path[KB_PATH_MAX];
+    join(path, sizeof path, d, "k.json");
+    kb_test_write(path, "[1, 2]");
+    expect_open_error(path, (const char *const[]){"expected a JSON object", NULL});
+    kb_test_write(path, "{\"format\": \"kbench-baseline-0\", \"entries\": {}}");
+    expect_open_error(path, (const char *const[]){"field 'format'", "'kbench-baseline-0'",
+                                                  KB_BASELINE_FORMAT, NULL});
+    kb_test_write(path, "{\"entries\": {}}");
+    expect_open_error(path, (const char *const[]){"field 'format': missing", NULL});
+    kb_test_write(path, "{\"format\": \"kbench-baseline-1\", \"entries\": [1]}");
+    expect_open_error(path, (const char *const[]){"field 'entries': expected an object", NULL});
+    kb_test_write(path, "{\"format\": \"kbench-baseline-1\"}");
+    expect_open_error(path, (const char *const[]){"field 'entries': expected an object", NULL});
+    write_with_entry(path, KEY_A, "[]");
+    expect_open_error(path, (const char *const[]){"field 'entries." KEY_A "'",
+                                                  "expected an object", NULL});
+}
+
+static void test_malformed_entry_fields(void) {
+    const char *d = scratch("baseline_badentry");
+    char path[KB_PATH_MAX];
+    join(path, sizeof path, d, "k.json");
+    struct {
+        const char *entry, *want1, *want2;
+    } cases[] = {
+        {"{\"median_ms\": \"1.0\", \"rmse\": 0, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".median_ms'", "expected a number"},
+        {"{\"rmse\": 0, " GOOD_ENV "}", "field 'entries." KEY_A ".median_ms'", "missing"},
+        {"{\"median_ms\": 1.0, " GOOD_ENV "}", "field 'entries." KEY_A ".rmse'", "missing"},
+        {"{\"median_ms\": -1.0, \"rmse\": 0, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".median_ms'", "must be positive"},
+        {"{\"median_ms\": 0, \"rmse\": 0, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".median_ms'", "must be positive"},
+        {"{\"median_ms\": 1.0, \"rmse\": -0.5, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".rmse'", "must not be negative"},
+        {"{\"median_ms\": 1.0, \"min_ms\": \"x\", \"rmse\": 0, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".min_ms'", "expected a number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, \"2\", 3.0], " GOOD_ENV "}",
+         "field 'entries." KEY_A ".samples_ms[1]'", "expected a positive number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, -2.0], " GOOD_ENV "}",
+         "field 'entries." KEY_A ".samples_ms[1]'", "expected a positive number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": 3, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".samples_ms'", "expected an array"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"environment\": {}}",
+         "field 'entries." KEY_A ".environment.hardware_id'", "missing"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"environment\": {\"hardware_id\": 5}}",
+         "field 'entries." KEY_A ".environment.hardware_id'", "expected a string"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0}", "field 'entries." KEY_A ".environment'",
+         "expected an object"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        write_with_entry(path, KEY_A, cases[i].entry);
+        expect_open_error(path, (const char *const[]){cases[i].want1, cases[i].want2, NULL});
+    }
+}
+
+/* A negative min_ms is reported under the right field. */
+static void test_negative_min_names_min_ms(void) {
+    const char *d = scratch("baseline_badmin");
+    char path[KB_PATH_MAX];
+    join(path, sizeof path, d, "k.json");
+    write_with_entry(path, KEY_A, "{\"median_ms\": 1.0, \"min_ms\": -1.0, \"rmse\": 0, " GOOD_ENV
+                                  "}");
+    expect_open_error(path, (const char *const[]){"field 'entries." KEY_A ".min_ms'",
+                                                  "must be positive", NULL});
+}
+
+/* An entry key longer than the message's field buffer: the error must still
+ * name the whole field path (and building it must not overrun the buffer). */
+static void test_long_key_error_names_field(void) {
+    const char *d = scratch("baseline_longkey");
+    char path[KB_PATH_MAX], key[401], want[480];
+    join(path, sizeof path, d, "k.json");
+    memset(key, 'k', 396);
+    strcpy(key + 396, "TAIL");
+    write_with_entry(path, key, "{\"median_ms\": 1.0, \"rmse\": 0, \"environment\": {}}");
+    snprintf(want, sizeof want, "TAIL.environment.hardware_id'");
+    expect_open_error(path, (const char *const[]){want, "missing", NULL});
+}
+
+static void test_merge_into_malformed_file_keeps_it(void) {
+    const char *d = scratch("baseline_merge_bad");
+    char path[KB_PATH_MAX];
+    join(path, sizeof path, d, "k.json");
+    const char *bad = "{\"format\": \"kbench-baseline-1\", \"entries\": {\n"
+                      "  \"" KEY_B "\": {\"median_ms\": 2.0, \"rmse\": 0, " GOOD_ENV "},\n"
+                      "  oops\n}}\n";
+    kb_test_write(path, bad);
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, path);
+    ASSERT_STR_CONTAINS(err.msg, "malformed JSON");
+    char *now = read_text(path);
+    ASSERT(now && strcmp(now, bad) == 0); /* byte for byte */
+    free(now);
+
+    /* Same for a file that parses but fails validation. */
+    const char *invalid = "{\"format\": \"kbench-baseline-1\", \"entries\": {\"" KEY_B
+                          "\": {\"median_ms\": \"fast\", \"rmse\": 0, " GOOD_ENV "}}}\n";
+    kb_test_write(path, invalid);
+    ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "median_ms");
+    now = read_text(path);
+    ASSERT(now && strcmp(now, invalid) == 0);
+    free(now);
+    ASSERT_INT_EQ(count_temp_files(d), 0);
+}
+
+static void test_merge_into_unwritable_dir(void) {
+    const char *d = scratch("baseline_readonly");
+    char ro[KB_PATH_MAX], path[KB_PATH_MAX];
+    join(ro, sizeof ro, d, "ro");
+    ASSERT_INT_EQ(mkdir(ro, 0755), 0);
+    join(path, sizeof path, ro, "k.json");
+    ASSERT_INT_EQ(chmod(ro, 0555), 0);
+    if (access(ro, W_OK) == 0) {
+        printf("note: %s stays writable (running as root?): unwritable-dir check skipped\n", ro);
+    } else {
+        kb_err err = {{0}};
+        ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), -1);
+        ASSERT_STR_CONTAINS(err.msg, path);
+        ASSERT(access(path, F_OK) != 0);
+        ASSERT_INT_EQ(count_temp_files(d), 0);
+    }
+    chmod(ro, 0755);
+}
+
+static void test_merge_through_regular_file_fails(void) {
+    /* The baseline directory's parent is a regular file: creating the
+     * directory fails, and the message names it. Works as root too. */
+    const char *d = scratch("baseline_notdir");
+    char file[KB_PATH_MAX], path[KB_PATH_MAX];
+    join(file, sizeof file, d, "plain");
+    kb_test_write(file, "not a directory\n");
+    snprintf(path, sizeof path, "%s/prof/k.json", file);
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, file);
+    ASSERT_INT_EQ(count_temp_files(d), 0);
+}
+
+int main(void) {
+    RUN_TEST(test_key);
+    RUN_TEST(test_merge_creates_file_and_round_trips);
+    RUN_TEST(test_entry_without_samples);
+    RUN_TEST(test_merge_keeps_other_keys_replaces_same);
+    RUN_TEST(test_output_deterministic_and_sorted);
+    RUN_TEST(test_missing_file_opens_empty);
+    RUN_TEST(test_malformed_json);
+    RUN_TEST(test_malformed_structure);
+    RUN_TEST(test_malformed_entry_fields);
+    RUN_TEST(test_negative_min_names_min_ms);
+    RUN_TEST(test_long_key_error_names_field);
+    RUN_TEST(test_merge_into_malformed_file_keeps_it);
+    RUN_TEST(test_merge_into_unwritable_dir);
+    RUN_TEST(test_merge_through_regular_file_fails);
+    return kb_test_summary();
+}

@@ -1,0 +1,117 @@
+# Kernel discovery: every kernels/<name>/kernel.json becomes a driver
+# executable kbench-<name> and one CTest test per backend x precision,
+# <name>.<backend>.<precision>. Nothing central lists the kernels.
+
+set(KBENCH_DEFAULT_TEST_TIMEOUT 300)
+
+# Reads a JSON member, failing configure with the manifest and field named.
+function(_kb_json out manifest json)
+  string(JSON value ERROR_VARIABLE err ${ARGN})
+  if(err)
+    string(REPLACE ";" "." field "${ARGN}")
+    message(FATAL_ERROR "${manifest}: field '${field}': ${err}")
+  endif()
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
+# The elements of a JSON array of strings as a CMake list.
+function(_kb_json_strings out manifest json field)
+  _kb_json(type "${manifest}" "${json}" TYPE "${json}" ${field})
+  if(NOT type STREQUAL "ARRAY")
+    message(FATAL_ERROR "${manifest}: field '${field}': expected an array of strings")
+  endif()
+  _kb_json(n "${manifest}" "${json}" LENGTH "${json}" ${field})
+  set(items "")
+  if(n GREATER 0)
+    math(EXPR last "${n} - 1")
+    foreach(i RANGE ${last})
+      _kb_json(item "${manifest}" "${json}" GET "${json}" ${field} ${i})
+      list(APPEND items "${item}")
+    endforeach()
+  endif()
+  set(${out} "${items}" PARENT_SCOPE)
+endfunction()
+
+function(_kb_check_members manifest kind values known)
+  foreach(v IN LISTS values)
+    if(NOT v IN_LIST known)
+      message(FATAL_ERROR "${manifest}: field '${kind}': unknown value '${v}' "
+        "(expected one of: ${known})")
+    endif()
+  endforeach()
+endfunction()
+
+# Registers the tests of one kernel folder.
+function(kbench_add_kernel dir)
+  set(manifest "${dir}/kernel.json")
+  get_filename_component(folder "${dir}" NAME)
+  set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+    "${manifest}")
+  file(READ "${manifest}" json)
+  _kb_json(name "${manifest}" "${json}" GET "${json}" name)
+  if(NOT name STREQUAL folder)
+    message(FATAL_ERROR "${manifest}: field 'name': '${name}' differs from its folder '${folder}'")
+  endif()
+  _kb_json_strings(backends "${manifest}" "${json}" backends)
+  _kb_json_strings(precisions "${manifest}" "${json}" precisions)
+  _kb_check_members("${manifest}" backends "${backends}" "${KBENCH_KNOWN_BACKENDS}")
+  _kb_check_members("${manifest}" precisions "${precisions}" "${KBENCH_KNOWN_PRECISIONS}")
+  set(extra_labels "")
+  string(JSON has_labels ERROR_VARIABLE no_labels GET "${json}" labels)
+  if(NOT no_labels)
+    _kb_json_strings(extra_labels "${manifest}" "${json}" labels)
+  endif()
+  set(timeout ${KBENCH_DEFAULT_TEST_TIMEOUT})
+  string(JSON t ERROR_VARIABLE no_timeout GET "${json}" timeout)
+  if(NOT no_timeout)
+    if(NOT t MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "${manifest}: field 'timeout': expected whole seconds, got '${t}'")
+    endif()
+    set(timeout ${t})
+  endif()
+
+  set(reference "${PROJECT_SOURCE_DIR}/reference/${name}.c")
+  if(NOT EXISTS "${reference}")
+    message(FATAL_ERROR "${manifest}: kernel '${name}' has no reference (expected ${reference})")
+  endif()
+  file(GLOB cpu_sources CONFIGURE_DEPENDS "${dir}/*.c")
+  if(NOT cpu_sources)
+    message(FATAL_ERROR "${manifest}: kernel '${name}' has no C source in ${dir}")
+  endif()
+
+  set(exe kbench-${name})
+  add_executable(${exe} ${cpu_sources} "${reference}")
+  target_include_directories(${exe} PRIVATE "${PROJECT_SOURCE_DIR}")
+  target_compile_options(${exe} PRIVATE ${KBENCH_KERNEL_FLAGS})
+  target_link_libraries(${exe} PRIVATE kb::driver kb_warnings m)
+  set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+
+  foreach(backend IN LISTS backends)
+    if(NOT backend IN_LIST KBENCH_BACKENDS)
+      continue()
+    endif()
+    foreach(prec IN LISTS precisions)
+      set(test ${name}.${backend}.${prec})
+      add_test(NAME ${test}
+        COMMAND ${exe} --backend ${backend} --precision ${prec} --manifest "${manifest}")
+      # RUN_SERIAL: two timed tests never share the machine under ctest -j.
+      set_tests_properties(${test} PROPERTIES
+        LABELS "${backend};${prec};${name};perf;${extra_labels}"
+        SKIP_RETURN_CODE 77
+        TIMEOUT ${timeout}
+        RUN_SERIAL TRUE)
+    endforeach()
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY KBENCH_KERNELS ${name})
+endfunction()
+
+function(kbench_discover_kernels root)
+  file(GLOB manifests CONFIGURE_DEPENDS "${root}/*/kernel.json")
+  list(SORT manifests)
+  foreach(manifest IN LISTS manifests)
+    get_filename_component(dir "${manifest}" DIRECTORY)
+    kbench_add_kernel("${dir}")
+  endforeach()
+  get_property(kernels GLOBAL PROPERTY KBENCH_KERNELS)
+  message(STATUS "kbench kernels: ${kernels}")
+endfunction()

@@ -1,0 +1,25 @@
+# The user-facing cache options (docs/baselines.md, CONTRACT.md).
+
+set(KBENCH_BACKENDS "cpu" CACHE STRING
+  "Backends to build and register tests for (;-list of cpu, cuda, hip)")
+set(KBENCH_PROFILE "auto" CACHE STRING
+  "Baseline profile (a directory under KBENCH_BASELINE_DIR); 'auto' = detected from the hardware at run time")
+set(KBENCH_BASELINE_DIR "${PROJECT_SOURCE_DIR}/baselines" CACHE PATH
+  "Root of the baseline tree: <dir>/<profile>/<kernel>.json")
+option(KBENCH_CPU_NATIVE "Compile CPU kernels for this machine's ISA (-march=native)" ON)
+option(KBENCH_WERROR "Treat compiler warnings as errors" ON)
+
+set(KBENCH_RESULTS_DIR "${PROJECT_BINARY_DIR}/kbench-results")
+set(KBENCH_KNOWN_BACKENDS cpu cuda hip)
+set(KBENCH_KNOWN_PRECISIONS fp64 fp32 fp16 bf16)
+
+foreach(backend IN LISTS KBENCH_BACKENDS)
+  if(NOT backend IN_LIST KBENCH_KNOWN_BACKENDS)
+    message(FATAL_ERROR "KBENCH_BACKENDS: unknown backend '${backend}' "
+      "(known: ${KBENCH_KNOWN_BACKENDS})")
+  endif()
+  if(NOT backend STREQUAL "cpu")
+    message(FATAL_ERROR "KBENCH_BACKENDS: the '${backend}' backend is not part of this "
+      "version of kbench yet; use KBENCH_BACKENDS=cpu")
+  endif()
+endforeach()

@@ -1,0 +1,110 @@
+/* Layer normalisation over the last dimension:
+ * y = (x - mean) / sqrt(var + eps) * gamma + beta, biased variance. */
+#include "kb/cpu.h"
+#include "kb/kernel.h"
+#include "reference/reference.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define LAYERNORM_EPS 1e-5
+
+static void layernorm_layout(const kb_case *c, kb_layout *l) {
+    size_t rows = (size_t)(kb_case_dim(c, "batch") * kb_case_dim(c, "seq"));
+    size_t hidden = (size_t)kb_case_dim(c, "hidden");
+    kb_layout_input(l, "x", rows * hidden, KB_DIST_NORMAL, 0.0, 1.0);
+    kb_layout_input(l, "gamma", hidden, KB_DIST_UNIFORM, 0.5, 1.5);
+    kb_layout_input(l, "beta", hidden, KB_DIST_UNIFORM, -0.5, 0.5);
+    kb_layout_output(l, "y", rows * hidden);
+}
+
+/* One row, n >= 1. Mean and variance take two passes (the second sums
+ * (x - mean)^2, which does not cancel as sum(x^2) - n mean^2 does), but the row
+ * stays in L1/L2, so memory sees one read of x and one write of y. */
+#define LAYERNORM_ROW(T, SUFFIX, SQRT)                                                             \
+    static T layernorm_sum_##SUFFIX(const T *restrict x, size_t n) {                               \
+        const size_t nv = n - n % KB_CPU_LANES;                                                    \
+        T acc[KB_CPU_LANES] = {0};                                                                 \
+        for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
+            for (size_t j = 0; j < KB_CPU_LANES; j++)                                              \
+                acc[j] += x[i + j];                                                                \
+        T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
+        for (size_t i = nv; i < n; i++)                                                            \
+            sum += x[i];                                                                           \
+        return sum;                                                                                \
+    }                                                                                              \
+                                                                                                   \
+    static T layernorm_sqdev_##SUFFIX(const T *restrict x, size_t n, T mean) {                     \
+        const size_t nv = n - n % KB_CPU_LANES;                                                    \
+        T acc[KB_CPU_LANES] = {0};                                                                 \
+        for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
+            for (size_t j = 0; j < KB_CPU_LANES; j++)                                              \
+                acc[j] += (x[i + j] - mean) * (x[i + j] - mean);                                   \
+        T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
+        for (size_t i = nv; i < n; i++)                                                            \
+            sum += (x[i] - mean) * (x[i] - mean);                                                  \
+        return sum;                                                                                \
+    }                                                                                              \
+                                                                                                   \
+    static void layernorm_row_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
+                                       const T *restrict beta, T *restrict y, size_t n) {          \
+        const T mean = layernorm_sum_##SUFFIX(x, n) / (T)n;                                        \
+        const T var = layernorm_sqdev_##SUFFIX(x, n, mean) / (T)n;                                 \
+        const T rstd = (T)1 / SQRT(var + (T)LAYERNORM_EPS);                                        \
+        for (size_t i = 0; i < n; i++)                                                             \
+            y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];                                      \
+    }
+
+LAYERNORM_ROW(double, f64, sqrt)
+LAYERNORM_ROW(float, f32, sqrtf)
+
+/* fp16/bf16: gamma and beta are widened once; each row goes through float
+ * scratch. Scratch is 4 * hidden floats, allocated once per call. */
+static int layernorm_half(const kb_args *a, size_t rows, size_t n) {
+    float *gamma = malloc(4 * n * sizeof *gamma);
+    if (!gamma) {
+        fprintf(stderr, "layernorm: cannot allocate %zu bytes of scratch\n", 4 * n * sizeof *gamma);
+        return 1;
+    }
+    float *beta = gamma + n, *xf = beta + n, *yf = xf + n;
+    kb_cpu_to_f32(gamma, a->in[1], a->prec, 0, n);
+    kb_cpu_to_f32(beta, a->in[2], a->prec, 0, n);
+    for (size_t r = 0; r < rows; r++) {
+        kb_cpu_to_f32(xf, a->in[0], a->prec, r * n, n);
+        layernorm_row_f32(xf, gamma, beta, yf, n);
+        kb_cpu_from_f32(a->out[0], a->prec, r * n, yf, n);
+    }
+    free(gamma);
+    return 0;
+}
+
+static int layernorm_cpu(const kb_args *a) {
+    size_t rows = (size_t)(kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "seq"));
+    size_t n = (size_t)kb_case_dim(a->c, "hidden");
+    switch (a->prec) {
+    case KB_FP64:
+        for (size_t r = 0; r < rows; r++)
+            layernorm_row_f64((const double *)a->in[0] + r * n, a->in[1], a->in[2],
+                              (double *)a->out[0] + r * n, n);
+        return 0;
+    case KB_FP32:
+        for (size_t r = 0; r < rows; r++)
+            layernorm_row_f32((const float *)a->in[0] + r * n, a->in[1], a->in[2],
+                              (float *)a->out[0] + r * n, n);
+        return 0;
+    case KB_FP16:
+    case KB_BF16: return layernorm_half(a, rows, n);
+    default: fprintf(stderr, "layernorm: no cpu implementation for precision %d\n", (int)a->prec);
+    }
+    return 1;
+}
+
+static const kb_kernel layernorm_kernel = {
+    .name = "layernorm",
+    .layout = layernorm_layout,
+    .reference = kb_reference_layernorm,
+    .impls = {{"cpu", "default", layernorm_cpu}},
+};
+
+KB_REGISTER_KERNEL(layernorm_kernel)
