@@ -36,7 +36,7 @@ static int check_samples(const cJSON *entry, const char *path, const char *field
 }
 
 static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
-    char field[320];
+    char field[1024];
     snprintf(field, sizeof field, "entries.%s", entry->string);
     if (!cJSON_IsObject(entry))
         return kb_fail(err, "%s: field '%s': expected an object", path, field);
@@ -45,8 +45,9 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
         kb_json_number(entry, "min_ms", 0, &min, path, field, err) != 0 ||
         kb_json_number(entry, "rmse", 1, &rmse, path, field, err) != 0)
         return -1;
-    if (median <= 0.0 || min <= 0.0)
+    if (median <= 0.0)
         return kb_fail(err, "%s: field '%s.median_ms': must be positive", path, field);
+    if (min <= 0.0) return kb_fail(err, "%s: field '%s.min_ms': must be positive", path, field);
     if (rmse < 0.0) return kb_fail(err, "%s: field '%s.rmse': must not be negative", path, field);
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
     if (!cJSON_IsObject(env))

@@ -59,13 +59,23 @@ static void put_string(sbuf *b, const char *str) {
     put(b, "\"");
 }
 
+/* Rounds to 8 significant digits first and then decides between integer and
+ * fractional form on the rounded value, so that 123456789.5 (printed as
+ * 123456790) reads back as a value that prints the same way. */
 static void put_number(sbuf *b, double v) {
-    if (!isfinite(v))
+    char text[32];
+    if (!isfinite(v)) {
         put(b, "null"); /* JSON has no NaN/Inf */
-    else if (v == floor(v) && fabs(v) < 9007199254740992.0)
+        return;
+    }
+    if (!(v == floor(v) && fabs(v) < 9007199254740992.0)) {
+        snprintf(text, sizeof text, "%.8g", v);
+        v = strtod(text, NULL);
+    }
+    if (v == floor(v) && fabs(v) < 9007199254740992.0)
         put(b, "%.0f", v);
     else
-        put(b, "%.8g", v);
+        put(b, "%s", text);
 }
 
 static int is_scalar(const cJSON *v) { return !cJSON_IsArray(v) && !cJSON_IsObject(v); }

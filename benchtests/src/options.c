@@ -174,6 +174,15 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     }
 }
 
+/* getopt_long rejected "--name" or "--name=value": say which it was. */
+static int long_option_error(const char *arg, kb_err *err) {
+    size_t len = strcspn(arg + 2, "=");
+    for (const struct option *lo = long_options; lo->name; ++lo)
+        if (strlen(lo->name) == len && strncmp(lo->name, arg + 2, len) == 0)
+            return kb_fail(err, "option '--%s' takes no value", lo->name);
+    return kb_fail(err, "unknown option '--%.*s'", (int)len, arg + 2);
+}
+
 static void set_defaults(kb_options *o) {
     memset(o, 0, sizeof *o);
     o->backend = "cpu";
@@ -192,13 +201,13 @@ int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err) {
     set_defaults(o);
     if (read_env(o, err) != 0) return -1;
     opterr = 0;
-    optind = 1;
+    optind = 0; /* glibc: 0 also resets the scan inside a group of short options */
     int opt;
     while ((opt = getopt_long(argc, argv, ":b:p:v:c:lh", long_options, NULL)) != -1) {
         if (opt == '?') {
             const char *bad = argv[optind - 1];
-            return optopt ? kb_fail(err, "unknown option '-%c'", optopt)
-                          : kb_fail(err, "unknown option '%s'", bad);
+            if (strncmp(bad, "--", 2) == 0) return long_option_error(bad, err);
+            return kb_fail(err, "unknown option '-%c'", optopt);
         }
         if (opt == ':') return kb_fail(err, "option '%s' needs a value", argv[optind - 1]);
         if (apply(o, opt, optarg, err) != 0) return -1;

@@ -27,7 +27,10 @@ static const char *scratch(const char *name) {
 }
 
 static char *join(char *out, size_t size, const char *a, const char *b) {
-    snprintf(out, size, "%s/%s", a, b);
+    if (snprintf(out, size, "%s/%s", a, b) >= (int)size) {
+        fprintf(stderr, "path too long: %s/%s\n", a, b);
+        exit(2);
+    }
     return out;
 }
 
@@ -93,7 +96,7 @@ static void test_key(void) {
 static void test_merge_creates_file_and_round_trips(void) {
     const char *d = scratch("baseline_create");
     char path[KB_PATH_MAX];
-    snprintf(path, sizeof path, "%s/prof/nested/k.json", d); /* parents do not exist yet */
+    join(path, sizeof path, d, "prof/nested/k.json"); /* the parents do not exist yet */
     kb_err err = {{0}};
     ASSERT_INT_EQ(kb_baseline_merge(path, "swish", "prof", batch(0, 1.0312), &err), 0);
     ASSERT(access(path, R_OK) == 0);
@@ -114,7 +117,8 @@ static void test_merge_creates_file_and_round_trips(void) {
     ASSERT_NEAR(e.min_ms, 0.984375, 0);
     ASSERT_NEAR(e.rmse, 1.5e-7, 0);
     ASSERT_INT_EQ(e.n_samples, 5);
-    for (int i = 0; i < 5 && i < e.n_samples; ++i) ASSERT_NEAR(e.samples_ms[i], samples_a[i], 0);
+    for (int i = 0; i < 5 && i < e.n_samples; ++i)
+        ASSERT_NEAR(e.samples_ms[i], samples_a[i], 0);
     ASSERT(strcmp(e.hardware_id, "hw-one|avx2") == 0);
     ASSERT(strcmp(e.recorded_at, "2024-05-01T12:00:00Z") == 0);
     kb_baseline_entry_free(&e);
@@ -130,8 +134,8 @@ static void test_entry_without_samples(void) {
     const char *d = scratch("baseline_nosamples");
     char path[KB_PATH_MAX];
     kb_err err;
-    ASSERT_INT_EQ(kb_baseline_merge(join(path, sizeof path, d, "k.json"), "k", "p", batch(1, 1.0),
-                                    &err), 0);
+    ASSERT_INT_EQ(
+        kb_baseline_merge(join(path, sizeof path, d, "k.json"), "k", "p", batch(1, 1.0), &err), 0);
     kb_baseline b;
     kb_baseline_entry e;
     ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
@@ -180,10 +184,10 @@ static void test_output_deterministic_and_sorted(void) {
     const char *d = scratch("baseline_determinism");
     char p1[KB_PATH_MAX], p2[KB_PATH_MAX];
     kb_err err;
-    ASSERT_INT_EQ(kb_baseline_merge(join(p1, sizeof p1, d, "one.json"), "k", "p", batch(1, 1.0),
-                                    &err), 0);
-    ASSERT_INT_EQ(kb_baseline_merge(join(p2, sizeof p2, d, "two.json"), "k", "p", batch(1, 1.0),
-                                    &err), 0);
+    ASSERT_INT_EQ(
+        kb_baseline_merge(join(p1, sizeof p1, d, "one.json"), "k", "p", batch(1, 1.0), &err), 0);
+    ASSERT_INT_EQ(
+        kb_baseline_merge(join(p2, sizeof p2, d, "two.json"), "k", "p", batch(1, 1.0), &err), 0);
     char *t1 = read_text(p1), *t2 = read_text(p2);
     ASSERT(t1 && t2 && strcmp(t1, t2) == 0);
 
@@ -200,9 +204,9 @@ static void test_output_deterministic_and_sorted(void) {
     /* Keys sorted at every level: KEY_B ("...large") sorts before KEY_A
      * ("...small") although KEY_A was added first; and inside an entry,
      * environment < median_ms < min_ms < recorded_at < rmse < samples_ms. */
-    const char *order[] = {"\"entries\"", KEY_B, "\"environment\"", "\"median_ms\"",
-                           "\"min_ms\"", "\"recorded_at\"", "\"rmse\"", KEY_A, "\"format\"",
-                           "\"kernel\"", "\"profile\""};
+    const char *order[] = {
+        "\"entries\"", KEY_B, "\"environment\"", "\"median_ms\"", "\"min_ms\"", "\"recorded_at\"",
+        "\"rmse\"",    KEY_A, "\"format\"",      "\"kernel\"",    "\"profile\""};
     const char *at = t1;
     for (size_t i = 0; at && i < sizeof order / sizeof *order; ++i) {
         const char *next = strstr(at, order[i]);
@@ -248,7 +252,8 @@ static void expect_open_error(const char *path, const char *const *want) {
     ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), -1);
     ASSERT(b.root == NULL);
     ASSERT_STR_CONTAINS(err.msg, path);
-    for (; *want; ++want) ASSERT_STR_CONTAINS(err.msg, *want);
+    for (; *want; ++want)
+        ASSERT_STR_CONTAINS(err.msg, *want);
 }
 
 #define GOOD_ENV "\"environment\": {\"hardware_id\": \"hw\"}"
@@ -285,8 +290,8 @@ static void test_malformed_structure(void) {
     kb_test_write(path, "{\"format\": \"kbench-baseline-1\"}");
     expect_open_error(path, (const char *const[]){"field 'entries': expected an object", NULL});
     write_with_entry(path, KEY_A, "[]");
-    expect_open_error(path, (const char *const[]){"field 'entries." KEY_A "'",
-                                                  "expected an object", NULL});
+    expect_open_error(
+        path, (const char *const[]){"field 'entries." KEY_A "'", "expected an object", NULL});
 }
 
 static void test_malformed_entry_fields(void) {
@@ -300,12 +305,12 @@ static void test_malformed_entry_fields(void) {
          "field 'entries." KEY_A ".median_ms'", "expected a number"},
         {"{\"rmse\": 0, " GOOD_ENV "}", "field 'entries." KEY_A ".median_ms'", "missing"},
         {"{\"median_ms\": 1.0, " GOOD_ENV "}", "field 'entries." KEY_A ".rmse'", "missing"},
-        {"{\"median_ms\": -1.0, \"rmse\": 0, " GOOD_ENV "}",
-         "field 'entries." KEY_A ".median_ms'", "must be positive"},
-        {"{\"median_ms\": 0, \"rmse\": 0, " GOOD_ENV "}",
-         "field 'entries." KEY_A ".median_ms'", "must be positive"},
-        {"{\"median_ms\": 1.0, \"rmse\": -0.5, " GOOD_ENV "}",
-         "field 'entries." KEY_A ".rmse'", "must not be negative"},
+        {"{\"median_ms\": -1.0, \"rmse\": 0, " GOOD_ENV "}", "field 'entries." KEY_A ".median_ms'",
+         "must be positive"},
+        {"{\"median_ms\": 0, \"rmse\": 0, " GOOD_ENV "}", "field 'entries." KEY_A ".median_ms'",
+         "must be positive"},
+        {"{\"median_ms\": 1.0, \"rmse\": -0.5, " GOOD_ENV "}", "field 'entries." KEY_A ".rmse'",
+         "must not be negative"},
         {"{\"median_ms\": 1.0, \"min_ms\": \"x\", \"rmse\": 0, " GOOD_ENV "}",
          "field 'entries." KEY_A ".min_ms'", "expected a number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, \"2\", 3.0], " GOOD_ENV "}",
@@ -332,10 +337,10 @@ static void test_negative_min_names_min_ms(void) {
     const char *d = scratch("baseline_badmin");
     char path[KB_PATH_MAX];
     join(path, sizeof path, d, "k.json");
-    write_with_entry(path, KEY_A, "{\"median_ms\": 1.0, \"min_ms\": -1.0, \"rmse\": 0, " GOOD_ENV
-                                  "}");
-    expect_open_error(path, (const char *const[]){"field 'entries." KEY_A ".min_ms'",
-                                                  "must be positive", NULL});
+    write_with_entry(path, KEY_A,
+                     "{\"median_ms\": 1.0, \"min_ms\": -1.0, \"rmse\": 0, " GOOD_ENV "}");
+    expect_open_error(
+        path, (const char *const[]){"field 'entries." KEY_A ".min_ms'", "must be positive", NULL});
 }
 
 /* An entry key longer than the message's field buffer: the error must still
@@ -405,7 +410,7 @@ static void test_merge_through_regular_file_fails(void) {
     char file[KB_PATH_MAX], path[KB_PATH_MAX];
     join(file, sizeof file, d, "plain");
     kb_test_write(file, "not a directory\n");
-    snprintf(path, sizeof path, "%s/prof/k.json", file);
+    join(path, sizeof path, file, "prof/k.json");
     kb_err err = {{0}};
     ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), -1);
     ASSERT_STR_CONTAINS(err.msg, file);

@@ -7,10 +7,16 @@
 #include <stdint.h>
 
 /* x * 2^e without relying on the exact-literal spelling. */
-static float p2(float x, int e) { return ldexpf(x, e); }
+static float p2(float x, int e) {
+    return ldexpf(x, e);
+}
 
-static int f16_is_nan(uint16_t h) { return (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0; }
-static int bf16_is_nan(uint16_t h) { return (h & 0x7f80u) == 0x7f80u && (h & 0x007fu) != 0; }
+static int f16_is_nan(uint16_t h) {
+    return (h & 0x7c00u) == 0x7c00u && (h & 0x03ffu) != 0;
+}
+static int bf16_is_nan(uint16_t h) {
+    return (h & 0x7f80u) == 0x7f80u && (h & 0x007fu) != 0;
+}
 
 static void test_names(void) {
     ASSERT_INT_EQ(kb_prec_parse("fp64"), KB_FP64);
@@ -44,13 +50,13 @@ static void test_f16_exact_values(void) {
     ASSERT_INT_EQ(kb_f32_to_f16(0.0f), 0x0000);
     ASSERT_INT_EQ(kb_f32_to_f16(-0.0f), 0x8000);
     ASSERT_INT_EQ(kb_f32_to_f16(0.5f), 0x3800);
-    ASSERT_INT_EQ(kb_f32_to_f16(65504.0f), 0x7bff);       /* largest finite */
-    ASSERT_INT_EQ(kb_f32_to_f16(p2(1.0f, -14)), 0x0400);  /* smallest normal */
-    ASSERT_INT_EQ(kb_f32_to_f16(p2(1.0f, -24)), 0x0001);  /* smallest subnormal */
+    ASSERT_INT_EQ(kb_f32_to_f16(65504.0f), 0x7bff);         /* largest finite */
+    ASSERT_INT_EQ(kb_f32_to_f16(p2(1.0f, -14)), 0x0400);    /* smallest normal */
+    ASSERT_INT_EQ(kb_f32_to_f16(p2(1.0f, -24)), 0x0001);    /* smallest subnormal */
     ASSERT_INT_EQ(kb_f32_to_f16(p2(1023.0f, -24)), 0x03ff); /* largest subnormal */
     ASSERT_INT_EQ(kb_f32_to_f16(-p2(1.0f, -24)), 0x8001);
-    ASSERT_INT_EQ(kb_f32_to_f16(p2(1.0f, -30)), 0x0000);  /* underflows to zero */
-    ASSERT_INT_EQ(kb_f32_to_f16(1e6f), 0x7c00);           /* overflows to inf */
+    ASSERT_INT_EQ(kb_f32_to_f16(p2(1.0f, -30)), 0x0000); /* underflows to zero */
+    ASSERT_INT_EQ(kb_f32_to_f16(1e6f), 0x7c00);          /* overflows to inf */
     ASSERT_INT_EQ(kb_f32_to_f16(-1e6f), 0xfc00);
     ASSERT_INT_EQ(kb_f32_to_f16(INFINITY), 0x7c00);
     ASSERT_INT_EQ(kb_f32_to_f16(FLT_MAX), 0x7c00);
@@ -74,8 +80,8 @@ static void test_f16_exact_values(void) {
 
 static void test_f16_round_to_nearest_even(void) {
     /* Near 1 an fp16 step is 2^-10; 2^-11 is exactly half a step. */
-    ASSERT_INT_EQ(kb_f32_to_f16(1.0f + p2(1, -11)), 0x3c00);     /* tie -> even 0x3c00 */
-    ASSERT_INT_EQ(kb_f32_to_f16(1.0f + p2(3, -11)), 0x3c02);     /* tie -> even 0x3c02 */
+    ASSERT_INT_EQ(kb_f32_to_f16(1.0f + p2(1, -11)), 0x3c00);              /* tie -> even 0x3c00 */
+    ASSERT_INT_EQ(kb_f32_to_f16(1.0f + p2(3, -11)), 0x3c02);              /* tie -> even 0x3c02 */
     ASSERT_INT_EQ(kb_f32_to_f16(1.0f + p2(1, -11) + p2(1, -20)), 0x3c01); /* above the tie */
     ASSERT_INT_EQ(kb_f32_to_f16(1.0f + p2(1, -11) - p2(1, -20)), 0x3c00); /* below it */
     ASSERT_INT_EQ(kb_f32_to_f16(-(1.0f + p2(1, -11))), 0xbc00);
@@ -84,9 +90,9 @@ static void test_f16_round_to_nearest_even(void) {
     ASSERT_INT_EQ(kb_f32_to_f16(65520.0f), 0x7c00);
     ASSERT_INT_EQ(kb_f32_to_f16(65519.0f), 0x7bff);
     /* Subnormals: a step is 2^-24. */
-    ASSERT_INT_EQ(kb_f32_to_f16(p2(1, -25)), 0x0000);  /* 0.5 steps -> even 0 */
-    ASSERT_INT_EQ(kb_f32_to_f16(p2(3, -25)), 0x0002);  /* 1.5 steps -> even 2 */
-    ASSERT_INT_EQ(kb_f32_to_f16(p2(5, -25)), 0x0002);  /* 2.5 steps -> even 2 */
+    ASSERT_INT_EQ(kb_f32_to_f16(p2(1, -25)), 0x0000); /* 0.5 steps -> even 0 */
+    ASSERT_INT_EQ(kb_f32_to_f16(p2(3, -25)), 0x0002); /* 1.5 steps -> even 2 */
+    ASSERT_INT_EQ(kb_f32_to_f16(p2(5, -25)), 0x0002); /* 2.5 steps -> even 2 */
     ASSERT_INT_EQ(kb_f32_to_f16(p2(1, -25) + p2(1, -40)), 0x0001);
     /* Halfway between the largest subnormal and the smallest normal
      * (1023.5 steps) rounds up to the even 0x0400. */
@@ -102,8 +108,8 @@ static void test_bf16_values_and_ties(void) {
     ASSERT_INT_EQ(kb_f32_to_bf16(-INFINITY), 0xff80);
     ASSERT_INT_EQ(kb_f32_to_bf16(FLT_MAX), 0x7f80); /* above the last midpoint: inf */
     /* Near 1 a bf16 step is 2^-7; 2^-8 is half a step. */
-    ASSERT_INT_EQ(kb_f32_to_bf16(1.0f + p2(1, -8)), 0x3f80);   /* tie -> even */
-    ASSERT_INT_EQ(kb_f32_to_bf16(1.0f + p2(3, -8)), 0x3f82);   /* tie -> even */
+    ASSERT_INT_EQ(kb_f32_to_bf16(1.0f + p2(1, -8)), 0x3f80); /* tie -> even */
+    ASSERT_INT_EQ(kb_f32_to_bf16(1.0f + p2(3, -8)), 0x3f82); /* tie -> even */
     ASSERT_INT_EQ(kb_f32_to_bf16(1.0f + p2(1, -8) + p2(1, -20)), 0x3f81);
     ASSERT_INT_EQ(kb_f32_to_bf16(-(1.0f + p2(3, -8))), 0xbf82);
     ASSERT_NEAR(kb_bf16_to_f32(0x3f80), 1.0, 0);

@@ -94,8 +94,10 @@ static int layernorm_cpu(const kb_args *a) {
                               (float *)a->out[0] + r * n, n);
         return 0;
     case KB_FP16:
-    case KB_BF16: return layernorm_half(a, rows, n);
-    default: fprintf(stderr, "layernorm: no cpu implementation for precision %d\n", (int)a->prec);
+    case KB_BF16:
+        return layernorm_half(a, rows, n);
+    default:
+        fprintf(stderr, "layernorm: no cpu implementation for precision %d\n", (int)a->prec);
     }
     return 1;
 }

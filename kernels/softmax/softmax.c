@@ -19,7 +19,9 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
  * the result orders like the floats (NaN aside), and flipping again restores
  * the float. An integer max reduction vectorises; a float one (x > m ? x : m)
  * does not without -ffinite-math-only. */
-static inline uint32_t softmax_flip(uint32_t u) { return u ^ (u >> 31 ? 0x7fffffffu : 0u); }
+static inline uint32_t softmax_flip(uint32_t u) {
+    return u ^ (u >> 31 ? 0x7fffffffu : 0u);
+}
 
 static float softmax_max_f32(const float *restrict x, size_t n) {
     int32_t m = INT32_MIN;
@@ -95,8 +97,10 @@ static int softmax_cpu(const kb_args *a) {
                             cols);
         return 0;
     case KB_FP16:
-    case KB_BF16: return softmax_half(a, rows, cols);
-    default: fprintf(stderr, "softmax: no cpu implementation for precision %d\n", (int)a->prec);
+    case KB_BF16:
+        return softmax_half(a, rows, cols);
+    default:
+        fprintf(stderr, "softmax: no cpu implementation for precision %d\n", (int)a->prec);
     }
     return 1;
 }

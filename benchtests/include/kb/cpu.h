@@ -1,7 +1,9 @@
-/* Helpers for CPU implementations of fp16/bf16 runs: they convert a block of
- * the stored tensor into a float scratch buffer, compute in float, and round
- * the result back on store (see kb/prec.h). Each loop handles one storage
- * format so that it vectorises. */
+/* Helpers for CPU implementations.
+ *
+ * fp16/bf16 runs convert a block of the stored tensor into a float scratch
+ * buffer, compute in float and round the result back on store (see kb/prec.h);
+ * each conversion loop handles one storage format so that it vectorises.
+ * Sums use lane-wise partial sums, which vectorise without -ffast-math. */
 #ifndef KB_CPU_H
 #define KB_CPU_H
 
@@ -28,7 +30,7 @@ static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, 
     } else {
         size_t i = 0;
 #ifdef __F16C__
-        /* GCC does not vectorise _Float16 conversions without AVX512-FP16. */
+        /* GCC 12 does not vectorise _Float16 conversions without AVX512-FP16. */
         for (; i + 8 <= n; i += 8)
             _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
 #endif

@@ -1,0 +1,432 @@
+/* The latency and accuracy gates on synthetic measurements, and the output
+ * comparison (poisoning, unwritten and non-finite elements) they rely on. */
+#include "accuracy.h"
+#include "gate.h"
+#include "kb_test.h"
+#include "rng.h"
+#include "stats.h"
+
+#include <math.h>
+#include <string.h>
+
+#define N_BASE     40
+#define N_ROUND    30
+#define MAX_ROUNDS 6
+#define HW         "cpu-test|avx2"
+
+/* Per-test fixture: a baseline entry and up to MAX_ROUNDS rounds. */
+static double base_ms[N_BASE];
+static double round_ms[MAX_ROUNDS][N_ROUND];
+static kb_round rounds[MAX_ROUNDS];
+static kb_baseline_entry base;
+
+static double median_of(const double *x, int n) {
+    kb_stats s;
+    kb_stats_compute(x, (size_t)n, &s);
+    return s.median;
+}
+
+/* n values center * (1 + u), u uniform in [-rel, rel), from a seeded stream. */
+static void jittered(double *x, int n, double center, double rel, const char *stream) {
+    kb_rng r;
+    kb_rng_seed(&r, 42, stream);
+    for (int i = 0; i < n; ++i)
+        x[i] = center * (1.0 + rel * (2.0 * kb_rng_uniform(&r) - 1.0));
+}
+
+/* A baseline of N_BASE samples around 1.0 ms with +-1% jitter. */
+static void make_base(void) {
+    memset(&base, 0, sizeof base);
+    jittered(base_ms, N_BASE, 1.0, 0.01, "base");
+    base.samples_ms = base_ms;
+    base.n_samples = N_BASE;
+    base.median_ms = median_of(base_ms, N_BASE);
+    base.min_ms = base.median_ms * 0.99;
+    snprintf(base.hardware_id, sizeof base.hardware_id, "%s", HW);
+}
+
+static void set_round(int i, const double *x, int n) {
+    memcpy(round_ms[i], x, (size_t)n * sizeof *x);
+    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n)};
+}
+
+/* Round i: N_ROUND samples around center with +-rel jitter. */
+static void make_round(int i, double center, double rel) {
+    char stream[32];
+    double x[N_ROUND];
+    snprintf(stream, sizeof stream, "round%d", i);
+    jittered(x, N_ROUND, center, rel, stream);
+    set_round(i, x, N_ROUND);
+}
+
+static kb_latency_verdict decide(int n_rounds, kb_latency_decision *d) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    *d = kb_gate_latency(&cfg, rounds, n_rounds, &base, HW);
+    return d->verdict;
+}
+
+static void test_defaults(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    ASSERT_NEAR(cfg.latency_tol, 0.10, 0);
+    ASSERT_INT_EQ(cfg.confirm_rounds, 3);
+    ASSERT(strcmp(kb_latency_verdict_name(KB_LAT_REGRESSION), "regression") == 0);
+    ASSERT(strcmp(kb_latency_verdict_name(KB_LAT_RECORDED), "recorded") == 0);
+    ASSERT(strcmp(kb_latency_verdict_name((kb_latency_verdict)99), "?") == 0);
+}
+
+static void test_same_speed_ok(void) {
+    kb_latency_decision d;
+    make_base();
+    make_round(0, 1.0, 0.01);
+    ASSERT_INT_EQ(decide(1, &d), KB_LAT_OK);
+    ASSERT_NEAR(d.ratio, 1.0, 0.02);
+    ASSERT_NEAR(d.p_value, -1.0, 0); /* no distribution test needed */
+}
+
+static void test_slow_then_fast_cleared(void) {
+    kb_latency_decision d;
+    make_base();
+    make_round(0, 1.3, 0.01);
+    make_round(1, 1.0, 0.01);
+    ASSERT_INT_EQ(decide(1, &d), KB_LAT_PENDING);
+    ASSERT_NEAR(d.first_ratio, 1.3, 0.03);
+    ASSERT_INT_EQ(decide(2, &d), KB_LAT_CLEARED);
+    ASSERT_INT_EQ(d.best, 1);
+    ASSERT_NEAR(d.ratio, 1.0, 0.02);
+    ASSERT_NEAR(d.first_ratio, 1.3, 0.03);
+}
+
+static void test_25_percent_slower_regression(void) {
+    kb_latency_decision d;
+    make_base();
+    for (int i = 0; i < 4; ++i)
+        make_round(i, 1.25, 0.01);
+    /* 1 + confirm_rounds = 4 rounds are needed before the verdict. */
+    ASSERT_INT_EQ(decide(1, &d), KB_LAT_PENDING);
+    ASSERT_INT_EQ(decide(2, &d), KB_LAT_PENDING);
+    ASSERT_INT_EQ(decide(3, &d), KB_LAT_PENDING);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT_NEAR(d.ratio, 1.25, 0.03);
+    ASSERT(d.p_value >= 0.0 && d.p_value < 1e-6);
+    ASSERT(rounds[d.best].median <= rounds[0].median);
+}
+
+static void test_confirm_rounds_zero_decides_at_once(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    cfg.confirm_rounds = 0;
+    make_base();
+    make_round(0, 1.25, 0.01);
+    kb_latency_decision d = kb_gate_latency(&cfg, rounds, 1, &base, HW);
+    ASSERT_INT_EQ(d.verdict, KB_LAT_REGRESSION);
+}
+
+static void test_15_percent_slower_regression(void) {
+    /* 1.15 +- 1% lies wholly above the baseline x 1.10 (at most 1.111). */
+    kb_latency_decision d;
+    make_base();
+    for (int i = 0; i < 4; ++i)
+        make_round(i, 1.15, 0.01);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT(d.p_value < 1e-6);
+}
+
+static void test_5_percent_slower_ok(void) {
+    kb_latency_decision d;
+    make_base();
+    make_round(0, 1.05, 0.01);
+    ASSERT_INT_EQ(decide(1, &d), KB_LAT_OK);
+    ASSERT_NEAR(d.ratio, 1.05, 0.02);
+}
+
+/* Bimodal timings (two clock states, say): the baseline has half its
+ * samples near 0.5 ms and half near 1.5 ms, so its median is ~1.0. Each
+ * round has the same two modes scaled by 1.10 -- exactly the tolerated
+ * slowdown -- but 21 of 40 samples in the upper mode, so its median lands in
+ * the upper mode (~1.65, ratio ~1.65). Against the scaled baseline the
+ * samples interleave: U stays near n1 n2 / 2 (expected 820 of 1600 with
+ * sd 104), p ~0.4-0.5: no evidence of a slowdown beyond the tolerance. */
+static void test_bimodal_overlap_inconclusive(void) {
+    static double bimodal_base[40], bimodal_round[4][40];
+    kb_round r[4];
+    memset(&base, 0, sizeof base);
+    jittered(bimodal_base, 20, 0.5, 0.02, "base-lo");
+    jittered(bimodal_base + 20, 20, 1.5, 0.02, "base-hi");
+    base.samples_ms = bimodal_base;
+    base.n_samples = 40;
+    base.median_ms = median_of(bimodal_base, 40);
+    snprintf(base.hardware_id, sizeof base.hardware_id, "%s", HW);
+    ASSERT_NEAR(base.median_ms, 1.0, 0.05);
+    for (int i = 0; i < 4; ++i) {
+        char lo[16], hi[16];
+        snprintf(lo, sizeof lo, "lo%d", i);
+        snprintf(hi, sizeof hi, "hi%d", i);
+        jittered(bimodal_round[i], 19, 0.55, 0.02, lo);
+        jittered(bimodal_round[i] + 19, 21, 1.65, 0.02, hi);
+        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40)};
+        ASSERT(r[i].median > 1.10 * base.median_ms);
+    }
+    kb_gate_cfg cfg = kb_gate_defaults();
+    kb_latency_decision d = kb_gate_latency(&cfg, r, 4, &base, HW);
+    ASSERT_INT_EQ(d.verdict, KB_LAT_INCONCLUSIVE);
+    ASSERT(d.ratio > 1.5);
+    ASSERT(d.p_value > 0.05); /* ~0.5 with this seed: nowhere near alpha */
+}
+
+static void test_no_baseline(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    make_round(0, 2.0, 0.01);
+    kb_latency_decision d = kb_gate_latency(&cfg, rounds, 1, NULL, HW);
+    ASSERT_INT_EQ(d.verdict, KB_LAT_NO_BASELINE);
+    ASSERT(isnan(d.ratio));
+}
+
+static void test_other_hardware(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    make_base();
+    for (int i = 0; i < 4; ++i)
+        make_round(i, 2.0, 0.01);
+    kb_latency_decision d = kb_gate_latency(&cfg, rounds, 4, &base, "cpu-test|avx512f");
+    ASSERT_INT_EQ(d.verdict, KB_LAT_OTHER_HARDWARE);
+    ASSERT_NEAR(d.ratio, 2.0, 0.05); /* still reported */
+}
+
+/* n evenly spaced values center * (1 - w + 2w (i + 0.5) / n), reversed so
+ * that the input is not already sorted. Their median is exactly center. */
+static void even_round(int i, double center, double w) {
+    double x[N_ROUND];
+    for (int k = 0; k < N_ROUND; ++k)
+        x[N_ROUND - 1 - k] = center * (1.0 - w + 2.0 * w * (k + 0.5) / N_ROUND);
+    set_round(i, x, N_ROUND);
+}
+
+static void test_no_samples_falls_back_to_ci(void) {
+    kb_latency_decision d;
+    make_base();
+    base.samples_ms = NULL;
+    base.n_samples = 0;
+    base.median_ms = 1.0;
+    /* Clear shift: 1.25 +-1%: the CI of the median is far above 1.10. */
+    for (int i = 0; i < 4; ++i)
+        even_round(i, 1.25, 0.01);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT_NEAR(d.p_value, 0.0, 0);
+    /* Median 1.15 but +-15% spread. With n = 30 the CI's lower rank is
+     * floor(15 - 1.96 sqrt(30) / 2) = floor(9.63) = 9, the value
+     * 1.15 (0.85 + 0.3 * 9.5 / 30) = 1.08675 < 1.10: not proven. */
+    for (int i = 0; i < 4; ++i)
+        even_round(i, 1.15, 0.15);
+    ASSERT_NEAR(rounds[0].median, 1.15, 1e-12);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_INCONCLUSIVE);
+    ASSERT_NEAR(d.p_value, 1.0, 0);
+    /* Fewer than 8 samples count as none. */
+    base.samples_ms = base_ms;
+    base.n_samples = 7;
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_INCONCLUSIVE);
+}
+
+/* --- accuracy --- */
+
+static const kb_tolerance tol = {1, 1e-3, 1e-2};
+
+/* An fp64 output of n elements equal to ref plus err[i]. */
+static kb_accuracy compare(const double *ref, const double *err, int n) {
+    double out[128];
+    kb_accuracy acc = {0};
+    for (int i = 0; i < n; ++i)
+        out[i] = ref[i] + err[i];
+    kb_accuracy_add(&acc, out, KB_FP64, ref, (size_t)n);
+    kb_accuracy_finish(&acc);
+    return acc;
+}
+
+static double ref100[100];
+
+static void init_ref(void) {
+    for (int i = 0; i < 100; ++i)
+        ref100[i] = 0.25 * i - 10.0;
+}
+
+static void test_accuracy_within_tolerance(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    char why[1024];
+    double err[100];
+    init_ref();
+    for (int i = 0; i < 100; ++i)
+        err[i] = i % 2 ? 5e-4 : -5e-4; /* rmse 5e-4 */
+    kb_accuracy acc = compare(ref100, err, 100);
+    ASSERT_NEAR(acc.rmse, 5e-4, 1e-12);
+    kb_baseline_entry b = {.rmse = 4e-4};
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, &b, why, sizeof why), 0);
+    ASSERT(why[0] == '\0');
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, NULL, why, sizeof why), 0);
+}
+
+static void test_accuracy_rmse_over(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    char why[1024];
+    double err[100];
+    init_ref();
+    for (int i = 0; i < 100; ++i)
+        err[i] = 2e-3; /* rmse 2e-3 > 1e-3; max 2e-3 < 1e-2 */
+    kb_accuracy acc = compare(ref100, err, 100);
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, NULL, why, sizeof why), 1);
+    ASSERT_STR_CONTAINS(why, "rmse 2.000e-03 exceeds the manifest tolerance 1.000e-03");
+}
+
+static void test_accuracy_max_abs_over(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    kb_tolerance loose = {1, 1e-2, 1e-2};
+    char why[1024];
+    double err[100];
+    init_ref();
+    memset(err, 0, sizeof err);
+    err[7] = 2e-2; /* rmse sqrt(4e-4 / 100) = 2e-3, fine; one element 2e-2 off */
+    kb_accuracy acc = compare(ref100, err, 100);
+    ASSERT_NEAR(acc.rmse, 2e-3, 1e-12);
+    ASSERT_INT_EQ(acc.worst, 7);
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, NULL, why, sizeof why), 1);
+    ASSERT_STR_CONTAINS(why, "max abs error 2.000e-02 exceeds");
+    ASSERT_STR_CONTAINS(why, "element 7");
+    /* max_abs < 0: not checked. */
+    kb_tolerance unchecked = {1, 1e-2, -1.0};
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &unchecked, &acc, NULL, why, sizeof why), 0);
+}
+
+static void test_accuracy_unwritten_and_nonfinite(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    char why[1024];
+    double out[4];
+    const double ref[4] = {1, 2, 3, 4};
+    kb_poison(out, KB_FP64, 4);
+    out[0] = 1;
+    out[1] = 2;
+    kb_accuracy acc = {0};
+    kb_accuracy_add(&acc, out, KB_FP64, ref, 4);
+    kb_accuracy_finish(&acc);
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, NULL, why, sizeof why), 1);
+    ASSERT_STR_CONTAINS(why, "2 of 4 output elements were never written");
+
+    out[2] = NAN;
+    out[3] = INFINITY;
+    memset(&acc, 0, sizeof acc);
+    kb_accuracy_add(&acc, out, KB_FP64, ref, 4);
+    kb_accuracy_finish(&acc);
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, NULL, why, sizeof why), 1);
+    ASSERT_STR_CONTAINS(why, "2 output elements are NaN/Inf");
+}
+
+static void test_accuracy_drift(void) {
+    kb_gate_cfg cfg = kb_gate_defaults(); /* drift 1e-3 */
+    kb_tolerance loose = {1, 1e-1, -1.0};
+    char why[1024];
+    double err[100];
+    init_ref();
+    for (int i = 0; i < 100; ++i)
+        err[i] = 5e-3;
+    kb_accuracy acc = compare(ref100, err, 100);
+    kb_baseline_entry b = {.rmse = 1e-3}; /* |5e-3 - 1e-3| = 4e-3 > 1e-3 */
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
+    ASSERT_STR_CONTAINS(why, "rmse drifted");
+    b.rmse = 4.5e-3; /* within 1e-3 */
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
+    b.rmse = 7e-3; /* better than the baseline by more than the drift also counts */
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
+    ASSERT_STR_CONTAINS(why, "rmse drifted");
+}
+
+static void test_accuracy_counts_every_rule(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    char why[2048];
+    kb_accuracy acc = {.n = 10, .n_nonfinite = 1, .n_unwritten = 2, .rmse = 0.5, .max_abs = 2.0};
+    kb_baseline_entry b = {.rmse = 0.0};
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, &b, why, sizeof why), 5);
+    int lines = 0;
+    for (const char *p = why; *p; ++p)
+        lines += *p == '\n';
+    ASSERT_INT_EQ(lines, 5); /* one line per rule */
+    /* A NaN rmse never passes. */
+    kb_accuracy nan_acc = {.n = 1, .rmse = NAN};
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &nan_acc, NULL, why, sizeof why), 1);
+    /* A short buffer truncates the text but not the count. */
+    char small[16];
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, &b, small, sizeof small), 5);
+    ASSERT(strlen(small) < sizeof small);
+}
+
+static void test_poison_counts_unwritten_all_precisions(void) {
+    const double ref[10] = {0.5, 1, 1.5, 2, -0.25, 3, 4, -8, 0.125, 6};
+    for (int p = 0; p < KB_PREC_COUNT; ++p) {
+        kb_test_current = kb_prec_name((kb_prec)p);
+        unsigned char buf[10 * 8];
+        kb_poison(buf, (kb_prec)p, 10);
+        /* The kernel writes elements 0, 3 and 7 (values exact in all four). */
+        kb_store_f64(buf, (kb_prec)p, 0, ref[0]);
+        kb_store_f64(buf, (kb_prec)p, 3, ref[3]);
+        kb_store_f64(buf, (kb_prec)p, 7, ref[7]);
+        kb_accuracy acc = {0};
+        kb_accuracy_add(&acc, buf, (kb_prec)p, ref, 10);
+        kb_accuracy_finish(&acc);
+        ASSERT_INT_EQ(acc.n, 10);
+        ASSERT_INT_EQ(acc.n_unwritten, 7);
+        ASSERT_INT_EQ(acc.n_nonfinite, 0);
+        ASSERT_NEAR(acc.rmse, 0, 0);
+        /* A NaN and an Inf written by the kernel are non-finite, not unwritten. */
+        kb_store_f64(buf, (kb_prec)p, 5, NAN);
+        kb_store_f64(buf, (kb_prec)p, 6, -INFINITY);
+        kb_store_f64(buf, (kb_prec)p, 9, ref[9] + 0.5);
+        memset(&acc, 0, sizeof acc);
+        kb_accuracy_add(&acc, buf, (kb_prec)p, ref, 10);
+        kb_accuracy_finish(&acc);
+        ASSERT_INT_EQ(acc.n_unwritten, 4);
+        ASSERT_INT_EQ(acc.n_nonfinite, 2);
+        /* Four finite pairs, one 0.5 off: rmse sqrt(0.25 / 4) = 0.25. */
+        ASSERT_NEAR(acc.rmse, 0.25, 1e-15);
+        ASSERT_NEAR(acc.max_abs, 0.5, 0);
+        ASSERT_INT_EQ(acc.worst, 9);
+        /* The poison itself reads as a NaN, never as a number. */
+        ASSERT(isnan(kb_load_f64(buf, (kb_prec)p, 1)));
+    }
+    kb_test_current = "test_poison_counts_unwritten_all_precisions";
+}
+
+static void test_accuracy_accumulates_tensors(void) {
+    const double ref[2] = {1, 2};
+    const double a[2] = {1.5, 2}, b[2] = {1, 1.5};
+    kb_accuracy acc = {0};
+    kb_accuracy_add(&acc, a, KB_FP64, ref, 2);
+    kb_accuracy_add(&acc, b, KB_FP64, ref, 2);
+    kb_accuracy_finish(&acc);
+    ASSERT_INT_EQ(acc.n, 4);
+    ASSERT_NEAR(acc.rmse, sqrt(0.5 / 4), 1e-15); /* two errors of 0.5 in four */
+    ASSERT_INT_EQ(acc.worst, 0);                 /* the first tensor's 0.5 came first */
+    /* Nothing finite to compare: rmse 0, not NaN. */
+    double nothing[2];
+    kb_accuracy none = {0};
+    kb_poison(nothing, KB_FP64, 2);
+    kb_accuracy_add(&none, nothing, KB_FP64, ref, 2);
+    kb_accuracy_finish(&none);
+    ASSERT_NEAR(none.rmse, 0, 0);
+}
+
+int main(void) {
+    RUN_TEST(test_defaults);
+    RUN_TEST(test_same_speed_ok);
+    RUN_TEST(test_slow_then_fast_cleared);
+    RUN_TEST(test_25_percent_slower_regression);
+    RUN_TEST(test_confirm_rounds_zero_decides_at_once);
+    RUN_TEST(test_15_percent_slower_regression);
+    RUN_TEST(test_5_percent_slower_ok);
+    RUN_TEST(test_bimodal_overlap_inconclusive);
+    RUN_TEST(test_no_baseline);
+    RUN_TEST(test_other_hardware);
+    RUN_TEST(test_no_samples_falls_back_to_ci);
+    RUN_TEST(test_accuracy_within_tolerance);
+    RUN_TEST(test_accuracy_rmse_over);
+    RUN_TEST(test_accuracy_max_abs_over);
+    RUN_TEST(test_accuracy_unwritten_and_nonfinite);
+    RUN_TEST(test_accuracy_drift);
+    RUN_TEST(test_accuracy_counts_every_rule);
+    RUN_TEST(test_poison_counts_unwritten_all_precisions);
+    RUN_TEST(test_accuracy_accumulates_tensors);
+    return kb_test_summary();
+}

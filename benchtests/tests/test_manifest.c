@@ -1,0 +1,250 @@
+/* kernel.json manifests: loading case lists and sweeps, the FLOP and byte
+ * counts, and an error naming the file and the field for every kind of
+ * malformed input. */
+#include "kb_test.h"
+#include "manifest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Fragments of a valid manifest, so each malformed one differs in one place. */
+#define NAME     "\"name\": \"swish\", \"description\": \"x * sigmoid(x)\""
+#define COUNTS   "\"flops\": \"4*batch*seq\", \"bytes\": \"2*batch*seq*elem\""
+#define BACKENDS "\"backends\": [\"cpu\", \"cuda\"]"
+#define PRECS    "\"precisions\": [\"fp32\", \"fp16\"]"
+#define TOLS                                                                                       \
+    "\"tolerance\": {\"fp32\": {\"rmse\": 1e-6, \"max_abs\": 1e-5}, \"fp16\": {\"rmse\": 1e-3}}"
+#define CASES                                                                                      \
+    "\"cases\": [{\"name\": \"small\", \"dims\": {\"batch\": 2, \"seq\": 128}},"                   \
+    " {\"name\": \"large\", \"dims\": {\"batch\": 16, \"seq\": 4096}}]"
+#define WITH_CASES(cases) "{" NAME ", " COUNTS ", " BACKENDS ", " PRECS ", " TOLS ", " cases "}"
+
+static char path[KB_PATH_MAX];
+static kb_manifest m; /* large: keep it off the stack */
+
+/* Writes text to <scratch>/<name>/kernel.json and sets `path`. */
+static const char *fixture(const char *name, const char *text) {
+    const char *d = kb_test_tmpdir(name);
+    if (snprintf(path, sizeof path, "%s/kernel.json", d) >= (int)sizeof path) exit(2);
+    kb_test_write(path, text);
+    return path;
+}
+
+/* Loading text must fail with a message holding the path and `want`. */
+static void expect_error(const char *text, const char *want) {
+    kb_err err;
+    snprintf(err.msg, sizeof err.msg, "(no message)");
+    fixture("manifest_bad", text);
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, path);
+    ASSERT_STR_CONTAINS(err.msg, want);
+}
+
+static void test_case_list(void) {
+    kb_err err = {{0}};
+    fixture("manifest_cases", WITH_CASES(CASES));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    if (err.msg[0]) printf("%s\n", err.msg);
+    ASSERT(strcmp(m.name, "swish") == 0);
+    ASSERT(strcmp(m.description, "x * sigmoid(x)") == 0);
+    ASSERT(strcmp(m.path, path) == 0);
+    ASSERT_INT_EQ(m.n_backends, 2);
+    ASSERT(kb_manifest_has_backend(&m, "cpu") && kb_manifest_has_backend(&m, "cuda"));
+    ASSERT(!kb_manifest_has_backend(&m, "hip"));
+    ASSERT_INT_EQ(m.precisions, (1u << KB_FP32) | (1u << KB_FP16));
+    ASSERT(m.tol[KB_FP32].present && m.tol[KB_FP16].present && !m.tol[KB_FP64].present);
+    ASSERT_NEAR(m.tol[KB_FP32].rmse, 1e-6, 0);
+    ASSERT_NEAR(m.tol[KB_FP32].max_abs, 1e-5, 0);
+    ASSERT_NEAR(m.tol[KB_FP16].max_abs, -1.0, 0); /* not given: not checked */
+    ASSERT_INT_EQ(m.n_cases, 2);
+    const kb_case *c = kb_manifest_find_case(&m, "large");
+    ASSERT(c == &m.cases[1]);
+    int64_t v = 0;
+    ASSERT(c && kb_case_find_dim(c, "seq", &v) == 0 && v == 4096);
+    ASSERT(c && kb_case_find_dim(c, "hidden", &v) == -1);
+    ASSERT(kb_manifest_find_case(&m, "medium") == NULL);
+}
+
+static void test_sweep(void) {
+    kb_err err = {{0}};
+    /* 2 x 3 = 6 cases, the last axis varying fastest. */
+    fixture("manifest_sweep",
+            WITH_CASES("\"sweep\": {\"batch\": [16, 32], \"seq\": [256, 512, 1024]}"));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    if (err.msg[0]) printf("%s\n", err.msg);
+    ASSERT_INT_EQ(m.n_cases, 6);
+    const char *names[] = {"batch16_seq256", "batch16_seq512", "batch16_seq1024",
+                           "batch32_seq256", "batch32_seq512", "batch32_seq1024"};
+    for (int i = 0; i < 6 && i < m.n_cases; ++i) {
+        if (strcmp(m.cases[i].name, names[i]) != 0)
+            KB_TEST_FAIL("case %d is '%s', expected '%s'", i, m.cases[i].name, names[i]);
+        ASSERT_INT_EQ(m.cases[i].n_dims, 2);
+    }
+    const kb_case *c = kb_manifest_find_case(&m, "batch32_seq512");
+    ASSERT(c != NULL);
+    if (c) {
+        ASSERT(strcmp(c->dim_names[0], "batch") == 0 && c->dims[0] == 32);
+        ASSERT(strcmp(c->dim_names[1], "seq") == 0 && c->dims[1] == 512);
+    }
+}
+
+static void test_sweep_and_cases_combine(void) {
+    kb_err err = {{0}};
+    fixture("manifest_both", WITH_CASES(CASES ", \"sweep\": {\"batch\": [1], \"seq\": [7, 9]}"));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    ASSERT_INT_EQ(m.n_cases, 4);
+    ASSERT(kb_manifest_find_case(&m, "batch1_seq9") != NULL);
+}
+
+static void test_counts_use_elem_size(void) {
+    kb_err err = {{0}};
+    fixture("manifest_counts", WITH_CASES(CASES));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    const kb_case *c = kb_manifest_find_case(&m, "small"); /* batch 2, seq 128 */
+    double flops = 0, bytes = 0;
+    ASSERT(c != NULL);
+    if (!c) return;
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP16, &flops, &bytes, &err), 0);
+    ASSERT_NEAR(flops, 4.0 * 2 * 128, 0);     /* 1024 */
+    ASSERT_NEAR(bytes, 2.0 * 2 * 128 * 2, 0); /* elem = 2 for fp16: 1024 */
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP64, &flops, &bytes, &err), 0);
+    ASSERT_NEAR(flops, 1024, 0);              /* independent of the precision */
+    ASSERT_NEAR(bytes, 2.0 * 2 * 128 * 8, 0); /* elem = 8 for fp64: 4096 */
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_BF16, &flops, &bytes, &err), 0);
+    ASSERT_NEAR(bytes, 1024, 0);
+}
+
+static void test_broken_json_and_root(void) {
+    expect_error("{\"name\": \"swish\",\n \"flops\": }", "malformed JSON");
+    expect_error("{\"name\": \"swish\",\n \"flops\": }", ":2:");
+    expect_error("", "malformed JSON (empty file)");
+    expect_error("[\"swish\"]", "expected a JSON object");
+    expect_error("\"swish\"", "expected a JSON object");
+}
+
+static void test_missing_file(void) {
+    kb_err err;
+    const char *d = kb_test_tmpdir("manifest_missing");
+    snprintf(path, sizeof path, "%s/nothere.json", d);
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, path);
+    ASSERT_STR_CONTAINS(err.msg, "cannot open");
+}
+
+static void test_bad_top_level_fields(void) {
+    expect_error("{" COUNTS ", " BACKENDS ", " PRECS ", " TOLS ", " CASES "}",
+                 "field 'name': missing");
+    expect_error("{\"name\": 5, " COUNTS ", " BACKENDS ", " PRECS ", " TOLS ", " CASES "}",
+                 "field 'name': expected a string");
+    expect_error("{" NAME ", \"bytes\": \"1\", " BACKENDS ", " PRECS ", " TOLS ", " CASES "}",
+                 "field 'flops': missing");
+    expect_error("{" NAME ", " COUNTS ", " PRECS ", " TOLS ", " CASES "}",
+                 "field 'backends': expected a non-empty array");
+    expect_error("{" NAME ", " COUNTS ", \"backends\": [\"cpu\", \"tpu\"], " PRECS ", " TOLS
+                 ", " CASES "}",
+                 "field 'backends[1]': unknown backend 'tpu'");
+    expect_error("{" NAME ", " COUNTS ", \"backends\": [3], " PRECS ", " TOLS ", " CASES "}",
+                 "field 'backends[0]': unknown backend (not a string)");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", \"precisions\": [], " TOLS ", " CASES "}",
+                 "field 'precisions': expected a non-empty array");
+}
+
+static void test_unknown_precision(void) {
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", \"precisions\": [\"fp32\", \"fp8\"], " TOLS
+                 ", " CASES "}",
+                 "field 'precisions[1]': unknown precision 'fp8'");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": {\"rmse\": 1}, \"fp16\": {\"rmse\": 1},"
+                 " \"fp8\": {\"rmse\": 1}}, " CASES "}",
+                 "field 'tolerance.fp8': unknown precision");
+}
+
+static void test_bad_tolerance(void) {
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": {\"rmse\": 1e-6}}, " CASES "}",
+                 "field 'tolerance.fp16': missing");
+    expect_error(
+        "{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+        ", \"tolerance\": {\"fp32\": {\"rmse\": \"1e-6\"}, \"fp16\": {\"rmse\": 1}}, " CASES "}",
+        "field 'tolerance.fp32.rmse': expected a number");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": {\"max_abs\": 1}, \"fp16\": {\"rmse\": 1}}, " CASES
+                 "}",
+                 "field 'tolerance.fp32.rmse': missing");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": {\"rmse\": -1}, \"fp16\": {\"rmse\": 1}}, " CASES "}",
+                 "field 'tolerance.fp32.rmse': must not be negative");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS ", \"tolerance\": [], " CASES "}",
+                 "field 'tolerance': expected an object");
+}
+
+static void test_bad_dims(void) {
+    expect_error(WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"batch\": 0, \"seq\": 1}}]"),
+                 "field 'cases[0].dims.batch': expected a positive integer");
+    expect_error(WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"batch\": 2, \"seq\": 1}},"
+                            " {\"name\": \"b\", \"dims\": {\"batch\": 2.5, \"seq\": 1}}]"),
+                 "field 'cases[1].dims.batch': expected a positive integer");
+    expect_error(WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"batch\": 2, \"seq\": "
+                            "\"128\"}}]"),
+                 "field 'cases[0].dims.seq': expected a positive integer");
+    expect_error(
+        WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"batch\": -4, \"seq\": 1}}]"),
+        "field 'cases[0].dims.batch': expected a positive integer");
+    expect_error(WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {}}]"),
+                 "field 'cases[0].dims': expected an object");
+    expect_error(WITH_CASES("\"cases\": [{\"dims\": {\"batch\": 1, \"seq\": 1}}]"),
+                 "field 'cases[0].name': missing");
+    expect_error(WITH_CASES("\"sweep\": {\"batch\": [16, 0], \"seq\": [1]}"),
+                 "field 'sweep.batch': expected a positive integer");
+    expect_error(WITH_CASES("\"sweep\": {\"batch\": [], \"seq\": [1]}"),
+                 "field 'sweep.batch': expected a non-empty array");
+    expect_error(WITH_CASES("\"sweep\": {}"), "field 'sweep': no dims");
+}
+
+static void test_duplicate_case_names(void) {
+    expect_error(WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"batch\": 1, \"seq\": 1}},"
+                            " {\"name\": \"a\", \"dims\": {\"batch\": 2, \"seq\": 2}}]"),
+                 "case name 'a' appears twice");
+    /* A listed case colliding with a generated sweep name. */
+    expect_error(WITH_CASES("\"cases\": [{\"name\": \"batch1_seq2\", \"dims\": {\"batch\": 5,"
+                            " \"seq\": 5}}], \"sweep\": {\"batch\": [1], \"seq\": [2]}"),
+                 "case name 'batch1_seq2' appears twice");
+}
+
+static void test_expression_with_unknown_dim(void) {
+    /* The second case lacks "hidden": the message names the field and case. */
+    const char *text =
+        "{" NAME ", \"flops\": \"2*batch*hidden\", \"bytes\": \"elem\", " BACKENDS ", " PRECS
+        ", " TOLS ", \"cases\": [{\"name\": \"ok\", \"dims\": {\"batch\": 1, \"hidden\": 8}},"
+        " {\"name\": \"nohidden\", \"dims\": {\"batch\": 1}}]}";
+    expect_error(text, "field 'flops' for case 'nohidden'");
+    expect_error(text, "unknown name 'hidden'");
+    expect_error("{" NAME ", \"flops\": \"batch\", \"bytes\": \"seq * (elem\", " BACKENDS ", " PRECS
+                 ", " TOLS ", " CASES "}",
+                 "field 'bytes' for case 'small'");
+}
+
+static void test_no_cases(void) {
+    expect_error(WITH_CASES("\"cases\": []"), "no cases");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS ", " TOLS "}", "no cases");
+    expect_error(WITH_CASES("\"cases\": {\"a\": 1}"), "field 'cases': expected an array");
+    expect_error(WITH_CASES("\"sweep\": [1]"), "field 'sweep': expected an object");
+}
+
+int main(void) {
+    RUN_TEST(test_case_list);
+    RUN_TEST(test_sweep);
+    RUN_TEST(test_sweep_and_cases_combine);
+    RUN_TEST(test_counts_use_elem_size);
+    RUN_TEST(test_broken_json_and_root);
+    RUN_TEST(test_missing_file);
+    RUN_TEST(test_bad_top_level_fields);
+    RUN_TEST(test_unknown_precision);
+    RUN_TEST(test_bad_tolerance);
+    RUN_TEST(test_bad_dims);
+    RUN_TEST(test_duplicate_case_names);
+    RUN_TEST(test_expression_with_unknown_dim);
+    RUN_TEST(test_no_cases);
+    return kb_test_summary();
+}

@@ -1,0 +1,321 @@
+/* kb_options_parse: defaults, every option, the KBENCH_* environment
+ * variables (overridden by options), and errors that name the culprit. */
+#define _POSIX_C_SOURCE 200809L
+#include "kb_test.h"
+#include "options.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const env_vars[] = {"KBENCH_PROFILE",          "KBENCH_BASELINE_DIR",
+                                       "KBENCH_UPDATE_BASELINES", "KBENCH_LATENCY_TOLERANCE",
+                                       "KBENCH_ACCURACY_DRIFT",   "KBENCH_SEED"};
+
+static void clear_env(void) {
+    for (size_t i = 0; i < sizeof env_vars / sizeof *env_vars; ++i)
+        unsetenv(env_vars[i]);
+}
+
+/* Parses "kbench" followed by the NULL-terminated arguments. */
+static int parse(kb_options *o, kb_err *err, ...) {
+    static char *argv[64];
+    int argc = 0;
+    va_list ap;
+    va_start(ap, err);
+    argv[argc++] = (char *)"kbench";
+    for (const char *a; (a = va_arg(ap, const char *)) != NULL && argc < 63;)
+        argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    snprintf(err->msg, sizeof err->msg, "(no message)");
+    return kb_options_parse(o, argc, argv, err);
+}
+
+static int str_is(const char *s, const char *want) {
+    return s && strcmp(s, want) == 0;
+}
+
+static void test_defaults(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT(str_is(o.backend, "cpu"));
+    ASSERT(str_is(o.precision, "fp32"));
+    ASSERT(o.manifest == NULL && o.variant == NULL && o.case_name == NULL);
+    ASSERT(o.test_name == NULL && o.baseline_file == NULL);
+    ASSERT(o.profile != NULL && o.baseline_dir != NULL && o.results_dir != NULL);
+    ASSERT_INT_EQ(o.update, 0);
+    ASSERT_INT_EQ(o.list + o.help + o.print_profile, 0);
+    ASSERT_INT_EQ(o.seed, 1234);
+    kb_sampling s = kb_sampling_defaults();
+    ASSERT_INT_EQ(o.sampling.min_samples, s.min_samples);
+    ASSERT_INT_EQ(o.sampling.max_samples, s.max_samples);
+    ASSERT_NEAR(o.sampling.min_time_s, s.min_time_s, 0);
+    ASSERT_NEAR(o.sampling.max_time_s, s.max_time_s, 0);
+    ASSERT_NEAR(o.sampling.target_rel_ci, s.target_rel_ci, 0);
+    ASSERT_NEAR(o.sampling.warmup_s, s.warmup_s, 0);
+    ASSERT_NEAR(o.sampling.sample_min_s, s.sample_min_s, 0);
+    kb_gate_cfg g = kb_gate_defaults(); /* compared field by field: the struct has padding */
+    ASSERT_NEAR(o.gate.latency_tol, g.latency_tol, 0);
+    ASSERT_NEAR(o.gate.accuracy_drift, g.accuracy_drift, 0);
+    ASSERT_INT_EQ(o.gate.confirm_rounds, g.confirm_rounds);
+    ASSERT_NEAR(o.gate.alpha, g.alpha, 0);
+    ASSERT_INT_EQ(o.record_rounds, 3);
+    ASSERT_NEAR(o.confirm_pause_s, 0.25, 0);
+}
+
+static void test_every_long_option(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    int rc = parse(&o, &err, "--backend", "cuda", "--precision", "fp16", "--variant", "avx2",
+                   "--case", "small", "--list", "--help", "--seed", "99", "--min-samples", "5",
+                   "--max-samples", "50", "--min-time", "0.5", "--max-time", "2", "--target-ci",
+                   "0.01", "--confirm-rounds", "2", "--latency-tolerance", "0.2",
+                   "--accuracy-drift", "0.01", "--baseline", "b.json", "--baseline-dir", "bdir",
+                   "--profile", "prof", "--results-dir", "rdir", "--test-name", "tname",
+                   "--manifest", "m.json", "--update-baselines", "--print-profile", NULL);
+    ASSERT_INT_EQ(rc, 0);
+    if (rc != 0) printf("%s\n", err.msg);
+    ASSERT(str_is(o.backend, "cuda"));
+    ASSERT(str_is(o.precision, "fp16"));
+    ASSERT(str_is(o.variant, "avx2"));
+    ASSERT(str_is(o.case_name, "small"));
+    ASSERT(o.list && o.help && o.update && o.print_profile);
+    ASSERT_INT_EQ(o.seed, 99);
+    ASSERT_INT_EQ(o.sampling.min_samples, 5);
+    ASSERT_INT_EQ(o.sampling.max_samples, 50);
+    ASSERT_NEAR(o.sampling.min_time_s, 0.5, 0);
+    ASSERT_NEAR(o.sampling.max_time_s, 2, 0);
+    ASSERT_NEAR(o.sampling.target_rel_ci, 0.01, 0);
+    ASSERT_INT_EQ(o.gate.confirm_rounds, 2);
+    ASSERT_NEAR(o.gate.latency_tol, 0.2, 0);
+    ASSERT_NEAR(o.gate.accuracy_drift, 0.01, 0);
+    ASSERT(str_is(o.baseline_file, "b.json"));
+    ASSERT(str_is(o.baseline_dir, "bdir"));
+    ASSERT(str_is(o.profile, "prof"));
+    ASSERT(str_is(o.results_dir, "rdir"));
+    ASSERT(str_is(o.test_name, "tname"));
+    ASSERT(str_is(o.manifest, "m.json"));
+}
+
+static void test_short_options_and_forms(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "-b", "hip", "-pbf16", "-v", "ref", "-c", "large", "-lh", NULL),
+                  0);
+    ASSERT(str_is(o.backend, "hip"));
+    ASSERT(str_is(o.precision, "bf16"));
+    ASSERT(str_is(o.variant, "ref"));
+    ASSERT(str_is(o.case_name, "large"));
+    ASSERT(o.list && o.help);
+    ASSERT_INT_EQ(parse(&o, &err, "--seed=0x10", "--results-dir=", NULL), 0);
+    ASSERT_INT_EQ(o.seed, 16);
+    ASSERT(str_is(o.results_dir, "")); /* "" disables result files */
+}
+
+static void test_environment(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    setenv("KBENCH_PROFILE", "env-prof", 1);
+    setenv("KBENCH_BASELINE_DIR", "/env/baselines", 1);
+    setenv("KBENCH_UPDATE_BASELINES", "1", 1);
+    setenv("KBENCH_LATENCY_TOLERANCE", "0.25", 1);
+    setenv("KBENCH_ACCURACY_DRIFT", "2e-3", 1);
+    setenv("KBENCH_SEED", "777", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT(str_is(o.profile, "env-prof"));
+    ASSERT(str_is(o.baseline_dir, "/env/baselines"));
+    ASSERT_INT_EQ(o.update, 1);
+    ASSERT_NEAR(o.gate.latency_tol, 0.25, 0);
+    ASSERT_NEAR(o.gate.accuracy_drift, 2e-3, 0);
+    ASSERT_INT_EQ(o.seed, 777);
+    setenv("KBENCH_UPDATE_BASELINES", "0", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT_INT_EQ(o.update, 0);
+    clear_env();
+}
+
+static void test_empty_env_is_unset(void) {
+    kb_options o, d;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&d, &err, NULL), 0);
+    setenv("KBENCH_PROFILE", "", 1);
+    setenv("KBENCH_SEED", "", 1);
+    setenv("KBENCH_UPDATE_BASELINES", "", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT(str_is(o.profile, d.profile));
+    ASSERT_INT_EQ(o.seed, 1234);
+    ASSERT_INT_EQ(o.update, 0);
+    clear_env();
+}
+
+static void test_option_overrides_env(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    setenv("KBENCH_PROFILE", "env-prof", 1);
+    setenv("KBENCH_BASELINE_DIR", "/env/baselines", 1);
+    setenv("KBENCH_UPDATE_BASELINES", "0", 1);
+    setenv("KBENCH_LATENCY_TOLERANCE", "0.25", 1);
+    setenv("KBENCH_ACCURACY_DRIFT", "2e-3", 1);
+    setenv("KBENCH_SEED", "777", 1);
+    ASSERT_INT_EQ(parse(&o, &err, "--profile", "cli-prof", "--baseline-dir", "/cli",
+                        "--update-baselines", "--latency-tolerance", "0.05", "--accuracy-drift",
+                        "1e-4", "--seed", "5", NULL),
+                  0);
+    ASSERT(str_is(o.profile, "cli-prof"));
+    ASSERT(str_is(o.baseline_dir, "/cli"));
+    ASSERT_INT_EQ(o.update, 1);
+    ASSERT_NEAR(o.gate.latency_tol, 0.05, 0);
+    ASSERT_NEAR(o.gate.accuracy_drift, 1e-4, 0);
+    ASSERT_INT_EQ(o.seed, 5);
+    clear_env();
+}
+
+/* The environment variable `name` set to `value` must make parsing fail with
+ * a message naming the variable and the value. */
+static void expect_env_error(const char *name, const char *value) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    setenv(name, value, 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, name);
+    ASSERT_STR_CONTAINS(err.msg, value);
+    clear_env();
+}
+
+static void test_invalid_env(void) {
+    expect_env_error("KBENCH_LATENCY_TOLERANCE", "abc");
+    expect_env_error("KBENCH_LATENCY_TOLERANCE", "-0.1");
+    expect_env_error("KBENCH_LATENCY_TOLERANCE", "nan");
+    expect_env_error("KBENCH_LATENCY_TOLERANCE", "0.1x");
+    expect_env_error("KBENCH_UPDATE_BASELINES", "yes");
+    expect_env_error("KBENCH_UPDATE_BASELINES", "true");
+    expect_env_error("KBENCH_ACCURACY_DRIFT", "-1");
+    expect_env_error("KBENCH_SEED", "-1");
+    expect_env_error("KBENCH_SEED", "12abc");
+    expect_env_error("KBENCH_SEED", "99999999999999999999999"); /* over 2^64 */
+}
+
+/* Parsing `option value` must fail naming the option and the value. */
+static void expect_value_error(const char *option, const char *value, const char *why) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, option, value, NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, option);
+    ASSERT_STR_CONTAINS(err.msg, value);
+    ASSERT_STR_CONTAINS(err.msg, why);
+}
+
+static void test_invalid_values(void) {
+    expect_value_error("--min-samples", "0", "is not a number in [1, 1e+06]");
+    expect_value_error("--min-samples", "2.5", "is not a whole number");
+    expect_value_error("--max-samples", "many", "is not a number");
+    expect_value_error("--seed", "-1", "is not an unsigned integer");
+    expect_value_error("--seed", "", "is not an unsigned integer");
+    expect_value_error("--max-time", "x", "is not a number");
+    expect_value_error("--min-time", "-1", "is not a number");
+    expect_value_error("--target-ci", "2", "is not a number in [0, 1]");
+    expect_value_error("--confirm-rounds", "101", "is not a number in [0, 100]");
+    expect_value_error("--latency-tolerance", "inf", "is not a number");
+    expect_value_error("--accuracy-drift", "1e-3e", "is not a number");
+}
+
+/* strtoull skips leading white space and then accepts a minus sign, so
+ * " -1" would wrap to 2^64 - 1: the sign check must look past the space. */
+static void test_seed_rejects_negative_after_space(void) {
+    expect_env_error("KBENCH_SEED", " -1");
+    expect_value_error("--seed", " -1", "is not an unsigned integer");
+}
+
+static void test_unknown_option(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "--bogus", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "unknown option '--bogus'");
+    ASSERT_INT_EQ(parse(&o, &err, "--bogus=1", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "unknown option '--bogus");
+    ASSERT_INT_EQ(parse(&o, &err, "-z", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "unknown option '-z'");
+    ASSERT_INT_EQ(parse(&o, &err, "--list", "stray", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "unexpected argument 'stray'");
+}
+
+static void test_missing_value(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "--seed", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "option '--seed' needs a value");
+    ASSERT_INT_EQ(parse(&o, &err, "--list", "--backend", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "option '--backend' needs a value");
+    ASSERT_INT_EQ(parse(&o, &err, "-b", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "option '-b' needs a value");
+}
+
+/* A value given to an option that takes none ("--list=3") is neither an
+ * unknown option nor may the message print the option's internal code. */
+static void test_value_for_flag(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "--list=3", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--list");
+    ASSERT_INT_EQ(parse(&o, &err, "--update-baselines=1", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--update-baselines");
+}
+
+/* Each call parses its own argv from scratch: an earlier call that stopped
+ * in the middle of a group of short options ("-zl": 'z' is unknown) must
+ * not leak the rest of that group ("l") into the next call. */
+static void test_reparse_starts_fresh(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "-zl", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "unknown option '-z'");
+    ASSERT_INT_EQ(parse(&o, &err, "--seed", "3", NULL), 0);
+    ASSERT_INT_EQ(o.list, 0);
+    ASSERT_INT_EQ(o.seed, 3);
+}
+
+static void test_min_above_max(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "--min-samples", "50", "--max-samples", "10", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--min-samples 50 is above --max-samples 10");
+    /* Against the default maximum (400) too. */
+    ASSERT_INT_EQ(parse(&o, &err, "--min-samples", "500", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--max-samples 400");
+    ASSERT_INT_EQ(parse(&o, &err, "--min-time", "2", "--max-time", "1", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--min-time is above --max-time");
+    ASSERT_INT_EQ(parse(&o, &err, "--min-samples", "10", "--max-samples", "10", NULL), 0);
+}
+
+int main(void) {
+    RUN_TEST(test_defaults);
+    RUN_TEST(test_every_long_option);
+    RUN_TEST(test_short_options_and_forms);
+    RUN_TEST(test_environment);
+    RUN_TEST(test_empty_env_is_unset);
+    RUN_TEST(test_option_overrides_env);
+    RUN_TEST(test_invalid_env);
+    RUN_TEST(test_invalid_values);
+    RUN_TEST(test_seed_rejects_negative_after_space);
+    RUN_TEST(test_unknown_option);
+    RUN_TEST(test_missing_value);
+    RUN_TEST(test_value_for_flag);
+    RUN_TEST(test_min_above_max);
+    RUN_TEST(test_reparse_starts_fresh); /* last: a failure leaves getopt's state stale */
+    return kb_test_summary();
+}
