@@ -45,6 +45,7 @@ void kb_accuracy_add(kb_accuracy *acc, const void *out, kb_prec prec, const doub
             continue;
         }
         double d = fabs(y - r);
+        acc->n_compared++;
         acc->sum_sq += d * d;
         if (d > acc->max_abs) {
             acc->max_abs = d;
@@ -56,6 +57,5 @@ void kb_accuracy_add(kb_accuracy *acc, const void *out, kb_prec prec, const doub
 }
 
 void kb_accuracy_finish(kb_accuracy *acc) {
-    size_t finite = acc->n - acc->n_unwritten - acc->n_nonfinite;
-    acc->rmse = finite ? sqrt(acc->sum_sq / (double)finite) : 0.0;
+    acc->rmse = acc->n_compared ? sqrt(acc->sum_sq / (double)acc->n_compared) : 0.0;
 }

@@ -10,7 +10,8 @@ typedef struct kb_accuracy {
     size_t n;           /* elements compared */
     size_t n_nonfinite; /* NaN/Inf where the reference is finite */
     size_t n_unwritten; /* still holding the poison pattern */
-    double sum_sq;      /* of (out - ref) over finite pairs */
+    size_t n_compared;  /* finite output against finite reference */
+    double sum_sq;      /* of (out - ref) over the compared pairs */
     double rmse;
     double max_abs;
     size_t worst; /* index of max_abs within its tensor */

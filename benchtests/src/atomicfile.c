@@ -39,6 +39,7 @@ int kb_write_file_atomic(const char *path, const char *text, kb_err *err) {
 
 int kb_mkdir_p(const char *path, kb_err *err) {
     char buf[KB_PATH_MAX];
+    if (!path[0]) return kb_fail(err, "cannot create a directory with an empty name");
     if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
         return kb_fail(err, "%s: path too long", path);
     for (char *p = buf + 1;; ++p) {

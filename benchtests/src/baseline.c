@@ -36,8 +36,12 @@ static int check_samples(const cJSON *entry, const char *path, const char *field
 }
 
 static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
-    char field[1024];
+    if (strlen(entry->string) > KB_BASELINE_KEY_MAX)
+        return kb_fail(err, "%s: field 'entries.%.40s...': key longer than %d characters", path,
+                       entry->string, KB_BASELINE_KEY_MAX);
+    char field[KB_BASELINE_KEY_MAX + 16], env_field[KB_BASELINE_KEY_MAX + 32];
     snprintf(field, sizeof field, "entries.%s", entry->string);
+    snprintf(env_field, sizeof env_field, "%s.environment", field);
     if (!cJSON_IsObject(entry))
         return kb_fail(err, "%s: field '%s': expected an object", path, field);
     double median = 0.0, rmse = 0.0, min = 1.0;
@@ -53,9 +57,8 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     if (!cJSON_IsObject(env))
         return kb_fail(err, "%s: field '%s.environment': expected an object", path, field);
     char hw[512];
-    strcat(field, ".environment");
-    if (kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, field, err) != 0) return -1;
-    field[strlen(field) - strlen(".environment")] = '\0';
+    if (kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err) != 0)
+        return -1;
     return check_samples(entry, path, field, err);
 }
 
@@ -163,7 +166,13 @@ static int merge_locked(const char *path, const char *kernel, const char *profil
     while (entries->child) {
         cJSON *e = cJSON_DetachItemViaPointer(entries, entries->child);
         /* cJSON frees the item's own key while re-keying it: pass a copy. */
-        char key[512];
+        char key[KB_BASELINE_KEY_MAX + 1];
+        if (strlen(e->string) > KB_BASELINE_KEY_MAX) {
+            cJSON_Delete(e);
+            cJSON_Delete(root);
+            return kb_fail(err, "%s: entry key longer than %d characters", path,
+                           KB_BASELINE_KEY_MAX);
+        }
         snprintf(key, sizeof key, "%s", e->string);
         cJSON_DeleteItemFromObjectCaseSensitive(dst, key);
         cJSON_AddItemToObject(dst, key, e);

@@ -10,6 +10,8 @@
 #include <stddef.h>
 
 #define KB_BASELINE_FORMAT "kbench-baseline-1"
+/* Longest entry key accepted (backend.precision.variant.case). */
+#define KB_BASELINE_KEY_MAX 400
 
 typedef struct kb_baseline_entry {
     double median_ms, min_ms;

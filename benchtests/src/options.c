@@ -3,6 +3,7 @@
 
 #include "kb_config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -111,7 +112,7 @@ static int parse_seed(const char *s, uint64_t *out, const char *what, kb_err *er
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || s[0] == '-')
+    if (errno || end == s || *end || !isdigit((unsigned char)s[0]))
         return kb_fail(err, "%s: '%s' is not an unsigned integer", what, s);
     *out = v;
     return 0;
@@ -174,13 +175,15 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     }
 }
 
-/* getopt_long rejected "--name" or "--name=value": say which it was. */
-static int long_option_error(const char *arg, kb_err *err) {
-    size_t len = strcspn(arg + 2, "=");
+/* getopt_long rejected an option: optopt is 0 for an unknown long option,
+ * the option's code for a long option given a value it does not take, and
+ * the character for an unknown short option. */
+static int option_error(const char *arg, kb_err *err) {
+    if (optopt == 0) return kb_fail(err, "unknown option '%.*s'", (int)strcspn(arg, "="), arg);
     for (const struct option *lo = long_options; lo->name; ++lo)
-        if (strlen(lo->name) == len && strncmp(lo->name, arg + 2, len) == 0)
+        if (lo->val == optopt && lo->has_arg == no_argument && strncmp(arg, "--", 2) == 0)
             return kb_fail(err, "option '--%s' takes no value", lo->name);
-    return kb_fail(err, "unknown option '--%.*s'", (int)len, arg + 2);
+    return kb_fail(err, "unknown option '-%c'", optopt);
 }
 
 static void set_defaults(kb_options *o) {
@@ -205,9 +208,7 @@ int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err) {
     int opt;
     while ((opt = getopt_long(argc, argv, ":b:p:v:c:lh", long_options, NULL)) != -1) {
         if (opt == '?') {
-            const char *bad = argv[optind - 1];
-            if (strncmp(bad, "--", 2) == 0) return long_option_error(bad, err);
-            return kb_fail(err, "unknown option '-%c'", optopt);
+            return option_error(argv[optind - 1], err);
         }
         if (opt == ':') return kb_fail(err, "option '%s' needs a value", argv[optind - 1]);
         if (apply(o, opt, optarg, err) != 0) return -1;

@@ -356,6 +356,45 @@ static void test_long_key_error_names_field(void) {
     expect_open_error(path, (const char *const[]){want, "missing", NULL});
 }
 
+/* A key far longer than the harness ever writes (3000 characters; real keys
+ * are backend.precision.variant.case, well under 200). Opening the file may
+ * accept it or reject it with the file named, but must not overrun a
+ * fixed-size buffer while building the field path for messages: with a
+ * 320- or 1024-byte buffer and strcat that corrupts the stack (a crash in
+ * the -O3 build, a report under -fsanitize=address). */
+static void test_very_long_key_is_safe(void) {
+    static char key[3001], text[8192];
+    fflush(stdout); /* keep the other tests' lines should this one crash */
+    const char *d = scratch("baseline_verylongkey");
+    char path[KB_PATH_MAX];
+    join(path, sizeof path, d, "k.json");
+    memset(key, 'x', 3000);
+    snprintf(text, sizeof text,
+             "{\"format\": \"kbench-baseline-1\", \"entries\": {\"%s\": {\"median_ms\": 1.5,"
+             " \"rmse\": 0, " GOOD_ENV "}}}\n",
+             key);
+    kb_test_write(path, text);
+    kb_baseline b;
+    kb_err err = {{0}};
+    if (kb_baseline_open(&b, path, &err) == 0) {
+        kb_baseline_entry e;
+        ASSERT_INT_EQ(kb_baseline_get(&b, key, &e), 1);
+        ASSERT_NEAR(e.median_ms, 1.5, 0);
+        kb_baseline_entry_free(&e);
+        kb_baseline_close(&b);
+    } else {
+        ASSERT_STR_CONTAINS(err.msg, path);
+    }
+
+    /* The same key on a broken entry: an error, naming the file. */
+    snprintf(text, sizeof text,
+             "{\"format\": \"kbench-baseline-1\", \"entries\": {\"%s\": {\"median_ms\": 1.5,"
+             " \"rmse\": 0, \"environment\": {}}}}\n",
+             key);
+    kb_test_write(path, text);
+    expect_open_error(path, (const char *const[]){"entries", NULL});
+}
+
 static void test_merge_into_malformed_file_keeps_it(void) {
     const char *d = scratch("baseline_merge_bad");
     char path[KB_PATH_MAX];
@@ -432,5 +471,6 @@ int main(void) {
     RUN_TEST(test_merge_into_malformed_file_keeps_it);
     RUN_TEST(test_merge_into_unwritable_dir);
     RUN_TEST(test_merge_through_regular_file_fails);
+    RUN_TEST(test_very_long_key_is_safe); /* last: overrunning a buffer may crash */
     return kb_test_summary();
 }

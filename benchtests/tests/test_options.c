@@ -274,6 +274,19 @@ static void test_value_for_flag(void) {
     ASSERT_STR_CONTAINS(err.msg, "--update-baselines");
 }
 
+/* An unknown short option inside a group ("-zl") right after a long option:
+ * getopt has not moved past "-zl" yet, so the argument before it is the long
+ * option, which must not be blamed. */
+static void test_unknown_short_after_long_option(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "--list", "-zl", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "unknown option '-z'");
+    ASSERT_INT_EQ(parse(&o, &err, "--backend=cpu", "-zl", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "unknown option '-z'");
+}
+
 /* Each call parses its own argv from scratch: an earlier call that stopped
  * in the middle of a group of short options ("-zl": 'z' is unknown) must
  * not leak the rest of that group ("l") into the next call. */
@@ -315,6 +328,7 @@ int main(void) {
     RUN_TEST(test_unknown_option);
     RUN_TEST(test_missing_value);
     RUN_TEST(test_value_for_flag);
+    RUN_TEST(test_unknown_short_after_long_option);
     RUN_TEST(test_min_above_max);
     RUN_TEST(test_reparse_starts_fresh); /* last: a failure leaves getopt's state stale */
     return kb_test_summary();

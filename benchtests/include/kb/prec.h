@@ -74,8 +74,11 @@ static inline uint16_t kb_f32_to_f16(float f) {
     if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
     if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds to inf */
     if (a < 0x38800000u) { /* result is subnormal or zero */
-        float v = kb_bits_to_f32(a) * 0x1p24f;  /* exact scale into integer range */
-        return (uint16_t)(sign | (uint16_t)__builtin_roundevenf(v));
+        float v = kb_bits_to_f32(a) * 0x1p24f; /* exact scale into integer range */
+        uint32_t i = (uint32_t)v;
+        float r = v - (float)i; /* exact: v < 1024 */
+        i += r > 0.5f || (r == 0.5f && (i & 1u)); /* round half to even */
+        return (uint16_t)(sign | i);
     }
     a += 0xfffu + ((a >> 13) & 1u) - (112u << 23);
     return (uint16_t)(sign | (a >> 13));
