@@ -36,9 +36,16 @@ static double significance(const kb_round *r, const kb_baseline_entry *base, dou
     return s.ci_lo > base->median_ms * (1.0 + tol) ? 0.0 : 1.0;
 }
 
+/* (p90 - p10) / median of a sample set; 0 when there are too few samples. */
+static double relative_spread(const double *ms, int n) {
+    kb_stats s;
+    if (n < 8 || kb_stats_compute(ms, (size_t)n, &s) != 0 || s.median <= 0.0) return 0.0;
+    return (s.p90 - s.p10) / s.median;
+}
+
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id) {
-    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0};
+    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0};
     for (int i = 1; i < n_rounds; ++i)
         if (rounds[i].median < rounds[d.best].median) d.best = i;
     if (!base || n_rounds == 0) return d;
@@ -57,8 +64,12 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
         d.verdict = KB_LAT_PENDING;
         return d;
     }
+    double spread_now = relative_spread(rounds[d.best].ms, rounds[d.best].n);
+    double spread_base = relative_spread(base->samples_ms, base->n_samples);
+    d.noise = 0.5 * (spread_now > spread_base ? spread_now : spread_base);
     d.p_value = significance(&rounds[d.best], base, cfg->latency_tol);
-    d.verdict = d.p_value < cfg->alpha ? KB_LAT_REGRESSION : KB_LAT_INCONCLUSIVE;
+    d.verdict = d.ratio > limit + d.noise && d.p_value < cfg->alpha ? KB_LAT_REGRESSION
+                                                                     : KB_LAT_INCONCLUSIVE;
     return d;
 }
 

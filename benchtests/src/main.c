@@ -190,7 +190,8 @@ static int finish(driver *d, kb_case_result *res, int n, kb_err *err) {
     const char *status = rc != 0 ? "error" : failed ? "failed" : "passed";
     if (write_result(d, &rep, status, env, err) != 0) rc = -1;
     if (rc != 0) fprintf(stderr, "kbench: error: %s\n", err->msg);
-    printf("%s: %s (%d of %d cases failed)\n", d->test_name, status, failed, n);
+    printf("peak host memory %.1f MiB\n%s: %s (%d of %d cases failed)\n", kb_env_peak_rss_mib(),
+           d->test_name, status, failed, n);
     fflush(stdout);
     kb_report_measurements(stdout, &rep);
     return rc != 0 ? EXIT_ERROR : failed ? EXIT_FAILED : EXIT_PASS;
@@ -201,7 +202,7 @@ int main(int argc, char **argv) {
     kb_err err = {{0}};
     if (setup(&d, argc, argv, &err) != 0) {
         int rc = error_exit(err.msg);
-        fprintf(stderr, "Try '%s --help'.\n", argv[0]);
+        kb_options_usage(stderr, argv[0]);
         return rc;
     }
     if (d.opt.help) {

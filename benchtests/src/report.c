@@ -77,10 +77,12 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
                 r->stats.median, r->base.median_ms, r->lat.ratio, r->base.recorded_at);
         print_rounds(f, r);
         fprintf(f, "  rule:       median above baseline x %.2f in the first round and all %d "
-                   "confirmation rounds; best round still slower than the baseline's samples "
-                   "x %.2f (Mann-Whitney p = %.2g < %.2g)\n",
+                   "confirmation rounds; best round above it by more than the case's noise "
+                   "(%.1f %%) and slower than the baseline's samples x %.2f "
+                   "(Mann-Whitney p = %.2g < %.2g)\n",
                 1.0 + ctx->opt->gate.latency_tol, ctx->opt->gate.confirm_rounds,
-                1.0 + ctx->opt->gate.latency_tol, r->lat.p_value, ctx->opt->gate.alpha);
+                100.0 * r->lat.noise, 1.0 + ctx->opt->gate.latency_tol, r->lat.p_value,
+                ctx->opt->gate.alpha);
         fprintf(f, "  baseline:   %s\n", rep->baseline_path);
     }
 }
@@ -188,7 +190,10 @@ static cJSON *case_json(const kb_case_result *r) {
         cJSON_AddNumberToObject(lat, "ratio", r->lat.ratio);
         cJSON_AddNumberToObject(lat, "first_ratio", r->lat.first_ratio);
     }
-    if (r->lat.p_value >= 0.0) cJSON_AddNumberToObject(lat, "p_value", r->lat.p_value);
+    if (r->lat.p_value >= 0.0) {
+        cJSON_AddNumberToObject(lat, "p_value", r->lat.p_value);
+        cJSON_AddNumberToObject(lat, "noise", r->lat.noise);
+    }
     cJSON_AddItemToObject(o, "rounds", rounds_json(r));
     return o;
 }
