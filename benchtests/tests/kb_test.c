@@ -23,6 +23,14 @@ const char *kb_test_tmpdir(const char *name) {
     return dir;
 }
 
+char *kb_test_join(char *out, size_t size, const char *a, const char *b) {
+    if (snprintf(out, size, "%s/%s", a, b) >= (int)size) {
+        fprintf(stderr, "path too long: %s/%s\n", a, b);
+        exit(2);
+    }
+    return out;
+}
+
 void kb_test_write(const char *path, const char *text) {
     FILE *f = fopen(path, "w");
     if (!f || fputs(text, f) < 0 || fclose(f) != 0) {

@@ -58,8 +58,12 @@ extern int kb_tests_run, kb_tests_failed;
 /* Prints "N passed, M failed" and returns the exit status. */
 int kb_test_summary(void);
 
-/* A fresh empty directory under the build tree for this test's files. */
+/* A fresh empty directory under the build tree for this test's files; the
+ * returned buffer is reused by the next call. */
 const char *kb_test_tmpdir(const char *name);
+
+/* out = a "/" b; exits when it does not fit. */
+char *kb_test_join(char *out, size_t size, const char *a, const char *b);
 
 /* Writes text to path (for malformed-input fixtures). */
 void kb_test_write(const char *path, const char *text);

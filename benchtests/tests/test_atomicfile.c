@@ -10,21 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[KB_PATH_MAX];
-
-static const char *scratch(const char *name) {
-    snprintf(dir, sizeof dir, "%s", kb_test_tmpdir(name));
-    return dir;
-}
-
-static char *join(char *out, size_t size, const char *a, const char *b) {
-    if (snprintf(out, size, "%s/%s", a, b) >= (int)size) {
-        fprintf(stderr, "path too long: %s/%s\n", a, b);
-        exit(2);
-    }
-    return out;
-}
-
 static int same_text(const char *path, const char *want) {
     char buf[256] = {0};
     FILE *f = fopen(path, "rb");
@@ -52,9 +37,9 @@ static int is_dir(const char *path) {
 }
 
 static void test_write_creates_and_replaces(void) {
-    const char *d = scratch("atomic_replace");
+    const char *d = kb_test_tmpdir("atomic_replace");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "f.json");
+    kb_test_join(path, sizeof path, d, "f.json");
     kb_err err;
     ASSERT_INT_EQ(kb_write_file_atomic(path, "first version, longer\n", &err), 0);
     ASSERT(same_text(path, "first version, longer\n"));
@@ -68,17 +53,17 @@ static void test_write_creates_and_replaces(void) {
 }
 
 static void test_write_failure_leaves_nothing(void) {
-    const char *d = scratch("atomic_fail");
+    const char *d = kb_test_tmpdir("atomic_fail");
     char path[KB_PATH_MAX];
     kb_err err = {{0}};
     /* The directory does not exist: no temporary file can be made. */
-    join(path, sizeof path, d, "missing/f.json");
+    kb_test_join(path, sizeof path, d, "missing/f.json");
     ASSERT_INT_EQ(kb_write_file_atomic(path, "x", &err), -1);
     ASSERT_STR_CONTAINS(err.msg, path);
     ASSERT_STR_CONTAINS(err.msg, "cannot create a temporary file");
     /* The target is a directory: the rename fails after the temporary file
      * was written, which must be removed again (root cannot bypass this). */
-    join(path, sizeof path, d, "target");
+    kb_test_join(path, sizeof path, d, "target");
     ASSERT_INT_EQ(mkdir(path, 0755), 0);
     ASSERT_INT_EQ(kb_write_file_atomic(path, "x", &err), -1);
     ASSERT_STR_CONTAINS(err.msg, path);
@@ -89,28 +74,28 @@ static void test_write_failure_leaves_nothing(void) {
 }
 
 static void test_mkdir_p_nested(void) {
-    const char *d = scratch("atomic_mkdir");
+    const char *d = kb_test_tmpdir("atomic_mkdir");
     char path[KB_PATH_MAX];
     kb_err err;
-    join(path, sizeof path, d, "a/b/c/d");
+    kb_test_join(path, sizeof path, d, "a/b/c/d");
     ASSERT_INT_EQ(kb_mkdir_p(path, &err), 0);
     ASSERT(is_dir(path));
     ASSERT_INT_EQ(kb_mkdir_p(path, &err), 0); /* existing: fine */
-    join(path, sizeof path, d, "a/b/e/");     /* trailing slash */
+    kb_test_join(path, sizeof path, d, "a/b/e/");     /* trailing slash */
     ASSERT_INT_EQ(kb_mkdir_p(path, &err), 0);
     ASSERT(is_dir(path));
-    join(path, sizeof path, d, "x//y"); /* doubled slash */
+    kb_test_join(path, sizeof path, d, "x//y"); /* doubled slash */
     ASSERT_INT_EQ(kb_mkdir_p(path, &err), 0);
     ASSERT(is_dir(path));
 }
 
 static void test_mkdir_p_through_file_fails(void) {
-    const char *d = scratch("atomic_mkdir_file");
+    const char *d = kb_test_tmpdir("atomic_mkdir_file");
     char file[KB_PATH_MAX], path[KB_PATH_MAX];
     kb_err err = {{0}};
-    join(file, sizeof file, d, "plain");
+    kb_test_join(file, sizeof file, d, "plain");
     kb_test_write(file, "x\n");
-    join(path, sizeof path, file, "sub/dir");
+    kb_test_join(path, sizeof path, file, "sub/dir");
     ASSERT_INT_EQ(kb_mkdir_p(path, &err), -1);
     ASSERT_STR_CONTAINS(err.msg, file);
     ASSERT_STR_CONTAINS(err.msg, "cannot create directory");

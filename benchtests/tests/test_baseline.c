@@ -18,22 +18,6 @@
 #define KEY_B "cpu.fp32.default.large"
 #define KEY_C "cpu.fp16.avx2.small"
 
-static char dir[KB_PATH_MAX];
-
-/* A fresh scratch directory of this test (kb_test_tmpdir's buffer is reused). */
-static const char *scratch(const char *name) {
-    snprintf(dir, sizeof dir, "%s", kb_test_tmpdir(name));
-    return dir;
-}
-
-static char *join(char *out, size_t size, const char *a, const char *b) {
-    if (snprintf(out, size, "%s/%s", a, b) >= (int)size) {
-        fprintf(stderr, "path too long: %s/%s\n", a, b);
-        exit(2);
-    }
-    return out;
-}
-
 static char *read_text(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -94,9 +78,9 @@ static void test_key(void) {
 }
 
 static void test_merge_creates_file_and_round_trips(void) {
-    const char *d = scratch("baseline_create");
+    const char *d = kb_test_tmpdir("baseline_create");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "prof/nested/k.json"); /* the parents do not exist yet */
+    kb_test_join(path, sizeof path, d, "prof/nested/k.json"); /* the parents do not exist yet */
     kb_err err = {{0}};
     ASSERT_INT_EQ(kb_baseline_merge(path, "swish", "prof", batch(0, 1.0312), &err), 0);
     ASSERT(access(path, R_OK) == 0);
@@ -131,11 +115,11 @@ static void test_merge_creates_file_and_round_trips(void) {
 }
 
 static void test_entry_without_samples(void) {
-    const char *d = scratch("baseline_nosamples");
+    const char *d = kb_test_tmpdir("baseline_nosamples");
     char path[KB_PATH_MAX];
     kb_err err;
     ASSERT_INT_EQ(
-        kb_baseline_merge(join(path, sizeof path, d, "k.json"), "k", "p", batch(1, 1.0), &err), 0);
+        kb_baseline_merge(kb_test_join(path, sizeof path, d, "k.json"), "k", "p", batch(1, 1.0), &err), 0);
     kb_baseline b;
     kb_baseline_entry e;
     ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
@@ -149,9 +133,9 @@ static void test_entry_without_samples(void) {
 }
 
 static void test_merge_keeps_other_keys_replaces_same(void) {
-    const char *d = scratch("baseline_merge");
+    const char *d = kb_test_tmpdir("baseline_merge");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "k.json");
+    kb_test_join(path, sizeof path, d, "k.json");
     kb_err err;
     ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), 0);
     /* Second batch: a new key, and KEY_A again with another median. */
@@ -181,13 +165,13 @@ static void test_merge_keeps_other_keys_replaces_same(void) {
 }
 
 static void test_output_deterministic_and_sorted(void) {
-    const char *d = scratch("baseline_determinism");
+    const char *d = kb_test_tmpdir("baseline_determinism");
     char p1[KB_PATH_MAX], p2[KB_PATH_MAX];
     kb_err err;
     ASSERT_INT_EQ(
-        kb_baseline_merge(join(p1, sizeof p1, d, "one.json"), "k", "p", batch(1, 1.0), &err), 0);
+        kb_baseline_merge(kb_test_join(p1, sizeof p1, d, "one.json"), "k", "p", batch(1, 1.0), &err), 0);
     ASSERT_INT_EQ(
-        kb_baseline_merge(join(p2, sizeof p2, d, "two.json"), "k", "p", batch(1, 1.0), &err), 0);
+        kb_baseline_merge(kb_test_join(p2, sizeof p2, d, "two.json"), "k", "p", batch(1, 1.0), &err), 0);
     char *t1 = read_text(p1), *t2 = read_text(p2);
     ASSERT(t1 && t2 && strcmp(t1, t2) == 0);
 
@@ -221,11 +205,11 @@ static void test_output_deterministic_and_sorted(void) {
 }
 
 static void test_missing_file_opens_empty(void) {
-    const char *d = scratch("baseline_missing");
+    const char *d = kb_test_tmpdir("baseline_missing");
     char path[KB_PATH_MAX];
     kb_baseline b;
     kb_err err;
-    ASSERT_INT_EQ(kb_baseline_open(&b, join(path, sizeof path, d, "none.json"), &err), 0);
+    ASSERT_INT_EQ(kb_baseline_open(&b, kb_test_join(path, sizeof path, d, "none.json"), &err), 0);
     ASSERT(b.root == NULL);
     ASSERT(strcmp(b.path, path) == 0);
     kb_baseline_entry e;
@@ -259,9 +243,9 @@ static void expect_open_error(const char *path, const char *const *want) {
 #define GOOD_ENV "\"environment\": {\"hardware_id\": \"hw\"}"
 
 static void test_malformed_json(void) {
-    const char *d = scratch("baseline_badjson");
+    const char *d = kb_test_tmpdir("baseline_badjson");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "k.json");
+    kb_test_join(path, sizeof path, d, "k.json");
     /* The stray comma is on line 2. */
     kb_test_write(path, "{\"format\": \"kbench-baseline-1\",\n  \"entries\": {,}}\n");
     char where[KB_PATH_MAX + 8];
@@ -275,9 +259,9 @@ static void test_malformed_json(void) {
 }
 
 static void test_malformed_structure(void) {
-    const char *d = scratch("baseline_badroot");
+    const char *d = kb_test_tmpdir("baseline_badroot");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "k.json");
+    kb_test_join(path, sizeof path, d, "k.json");
     kb_test_write(path, "[1, 2]");
     expect_open_error(path, (const char *const[]){"expected a JSON object", NULL});
     kb_test_write(path, "{\"format\": \"kbench-baseline-0\", \"entries\": {}}");
@@ -295,9 +279,9 @@ static void test_malformed_structure(void) {
 }
 
 static void test_malformed_entry_fields(void) {
-    const char *d = scratch("baseline_badentry");
+    const char *d = kb_test_tmpdir("baseline_badentry");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "k.json");
+    kb_test_join(path, sizeof path, d, "k.json");
     struct {
         const char *entry, *want1, *want2;
     } cases[] = {
@@ -334,9 +318,9 @@ static void test_malformed_entry_fields(void) {
 
 /* A negative min_ms is reported under the right field. */
 static void test_negative_min_names_min_ms(void) {
-    const char *d = scratch("baseline_badmin");
+    const char *d = kb_test_tmpdir("baseline_badmin");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "k.json");
+    kb_test_join(path, sizeof path, d, "k.json");
     write_with_entry(path, KEY_A,
                      "{\"median_ms\": 1.0, \"min_ms\": -1.0, \"rmse\": 0, " GOOD_ENV "}");
     expect_open_error(
@@ -346,9 +330,9 @@ static void test_negative_min_names_min_ms(void) {
 /* An entry key longer than the message's field buffer: the error must still
  * name the whole field path (and building it must not overrun the buffer). */
 static void test_long_key_error_names_field(void) {
-    const char *d = scratch("baseline_longkey");
+    const char *d = kb_test_tmpdir("baseline_longkey");
     char path[KB_PATH_MAX], key[401], want[480];
-    join(path, sizeof path, d, "k.json");
+    kb_test_join(path, sizeof path, d, "k.json");
     memset(key, 'k', 396);
     strcpy(key + 396, "TAIL");
     write_with_entry(path, key, "{\"median_ms\": 1.0, \"rmse\": 0, \"environment\": {}}");
@@ -365,9 +349,9 @@ static void test_long_key_error_names_field(void) {
 static void test_very_long_key_is_safe(void) {
     static char key[3001], text[8192];
     fflush(stdout); /* keep the other tests' lines should this one crash */
-    const char *d = scratch("baseline_verylongkey");
+    const char *d = kb_test_tmpdir("baseline_verylongkey");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "k.json");
+    kb_test_join(path, sizeof path, d, "k.json");
     memset(key, 'x', 3000);
     snprintf(text, sizeof text,
              "{\"format\": \"kbench-baseline-1\", \"entries\": {\"%s\": {\"median_ms\": 1.5,"
@@ -396,9 +380,9 @@ static void test_very_long_key_is_safe(void) {
 }
 
 static void test_merge_into_malformed_file_keeps_it(void) {
-    const char *d = scratch("baseline_merge_bad");
+    const char *d = kb_test_tmpdir("baseline_merge_bad");
     char path[KB_PATH_MAX];
-    join(path, sizeof path, d, "k.json");
+    kb_test_join(path, sizeof path, d, "k.json");
     const char *bad = "{\"format\": \"kbench-baseline-1\", \"entries\": {\n"
                       "  \"" KEY_B "\": {\"median_ms\": 2.0, \"rmse\": 0, " GOOD_ENV "},\n"
                       "  oops\n}}\n";
@@ -424,11 +408,11 @@ static void test_merge_into_malformed_file_keeps_it(void) {
 }
 
 static void test_merge_into_unwritable_dir(void) {
-    const char *d = scratch("baseline_readonly");
+    const char *d = kb_test_tmpdir("baseline_readonly");
     char ro[KB_PATH_MAX], path[KB_PATH_MAX];
-    join(ro, sizeof ro, d, "ro");
+    kb_test_join(ro, sizeof ro, d, "ro");
     ASSERT_INT_EQ(mkdir(ro, 0755), 0);
-    join(path, sizeof path, ro, "k.json");
+    kb_test_join(path, sizeof path, ro, "k.json");
     ASSERT_INT_EQ(chmod(ro, 0555), 0);
     if (access(ro, W_OK) == 0) {
         printf("note: %s stays writable (running as root?): unwritable-dir check skipped\n", ro);
@@ -445,11 +429,11 @@ static void test_merge_into_unwritable_dir(void) {
 static void test_merge_through_regular_file_fails(void) {
     /* The baseline directory's parent is a regular file: creating the
      * directory fails, and the message names it. Works as root too. */
-    const char *d = scratch("baseline_notdir");
+    const char *d = kb_test_tmpdir("baseline_notdir");
     char file[KB_PATH_MAX], path[KB_PATH_MAX];
-    join(file, sizeof file, d, "plain");
+    kb_test_join(file, sizeof file, d, "plain");
     kb_test_write(file, "not a directory\n");
-    join(path, sizeof path, file, "prof/k.json");
+    kb_test_join(path, sizeof path, file, "prof/k.json");
     kb_err err = {{0}};
     ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), -1);
     ASSERT_STR_CONTAINS(err.msg, file);

@@ -27,22 +27,7 @@ SWISH_BLOCK(double, f64, exp)
 SWISH_BLOCK(float, f32, kb_expf)
 
 static int swish_cpu(const kb_args *a) {
-    size_t n = (size_t)kb_case_dim(a->c, "n");
-    switch (a->prec) {
-    case KB_FP64:
-        swish_f64(a->in[0], a->out[0], n);
-        return 0;
-    case KB_FP32:
-        swish_f32(a->in[0], a->out[0], n);
-        return 0;
-    case KB_FP16:
-    case KB_BF16:
-        kb_cpu_map_f32(swish_f32, a->prec, a->in[0], a->out[0], n);
-        return 0;
-    default:
-        fprintf(stderr, "swish: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    return kb_cpu_elementwise(a, "swish", swish_f32, swish_f64, (size_t)kb_case_dim(a->c, "n"));
 }
 
 static const kb_kernel swish_kernel = {

@@ -7,9 +7,11 @@
 #ifndef KB_CPU_H
 #define KB_CPU_H
 
+#include "kb/kernel.h"
 #include "kb/prec.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #ifdef __F16C__
@@ -96,6 +98,23 @@ static inline void kb_cpu_map_f32(void (*f)(const float *restrict, float *restri
         f(xf, yf, m);
         kb_cpu_from_f32(y, p, off, yf, m);
     }
+}
+
+/* An elementwise kernel in any precision: f64 on doubles, f32 on floats and,
+ * through kb_cpu_map_f32, on fp16/bf16. Returns 0, or 1 for an unknown
+ * precision. */
+static inline int kb_cpu_elementwise(const kb_args *a, const char *kernel,
+                                     void (*f32)(const float *restrict, float *restrict, size_t),
+                                     void (*f64)(const double *restrict, double *restrict, size_t),
+                                     size_t n) {
+    switch (a->prec) {
+    case KB_FP64: f64(a->in[0], a->out[0], n); return 0;
+    case KB_FP32: f32(a->in[0], a->out[0], n); return 0;
+    case KB_FP16:
+    case KB_BF16: kb_cpu_map_f32(f32, a->prec, a->in[0], a->out[0], n); return 0;
+    default: fprintf(stderr, "%s: no cpu implementation for precision %d\n", kernel, (int)a->prec);
+    }
+    return 1;
 }
 
 #endif
