@@ -13,7 +13,7 @@ endforeach()
 
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
-set(common --precision fp32 --case n256k --profile e2e --results-dir "${WORK}/results")
+set(common --precision fp32 --case n32k --profile e2e --results-dir "${WORK}/results")
 
 function(run_driver label expect_rc)
   execute_process(COMMAND "${DRIVER}" ${common} ${ARGN}

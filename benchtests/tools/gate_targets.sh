@@ -25,10 +25,11 @@ suite() {
   start=$(date +%s.%N)
   KBENCH_BASELINE_DIR="$root" ctest --test-dir "$build" -L perf >"$work/last.log" 2>&1 || true
   end=$(date +%s.%N)
-  total=$(ctest --test-dir "$build" -N -L perf | sed -n 's/^Total Tests: //p')
-  failed=0
-  if [ -f "$build/Testing/Temporary/LastTestsFailed.log" ] && grep -q "tests failed" "$work/last.log"; then
-    failed=$(wc -l <"$build/Testing/Temporary/LastTestsFailed.log")
+  # ctest's closing line: "100% tests passed, 0 tests failed out of 16".
+  read -r failed total < <(sed -n 's/.* \([0-9]*\) tests failed out of \([0-9]*\)$/\1 \2/p' "$work/last.log")
+  if [ -z "${total:-}" ]; then
+    echo "no ctest summary in $work/last.log" >&2
+    exit 1
   fi
   echo "$failed $total $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')"
 }
