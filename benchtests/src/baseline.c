@@ -19,17 +19,19 @@ void kb_baseline_key(char *out, size_t size, const char *backend, const char *pr
     snprintf(out, size, "%s.%s.%s.%s", backend, precision, variant, case_name);
 }
 
-static int check_samples(const cJSON *entry, const char *path, const char *field, kb_err *err) {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, "samples_ms");
+/* An optional array of positive numbers (samples_ms, round_medians_ms). */
+static int check_ms_array(const cJSON *entry, const char *key, const char *path,
+                          const char *field, kb_err *err) {
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, key);
     if (!s) return 0;
     if (!cJSON_IsArray(s))
-        return kb_fail(err, "%s: field '%s.samples_ms': expected an array of numbers", path, field);
+        return kb_fail(err, "%s: field '%s.%s': expected an array of numbers", path, field, key);
     int i = 0;
     const cJSON *v;
     cJSON_ArrayForEach(v, s) {
         if (!cJSON_IsNumber(v) || v->valuedouble <= 0.0)
-            return kb_fail(err, "%s: field '%s.samples_ms[%d]': expected a positive number", path,
-                           field, i);
+            return kb_fail(err, "%s: field '%s.%s[%d]': expected a positive number", path, field,
+                           key, i);
         ++i;
     }
     return 0;
@@ -59,7 +61,8 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     char hw[512];
     if (kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err) != 0)
         return -1;
-    return check_samples(entry, path, field, err);
+    if (check_ms_array(entry, "samples_ms", path, field, err) != 0) return -1;
+    return check_ms_array(entry, "round_medians_ms", path, field, err);
 }
 
 static int check_root(const cJSON *root, const char *path, kb_err *err) {
@@ -100,6 +103,17 @@ static double number_or(const cJSON *obj, const char *key, double fallback) {
     return cJSON_IsNumber(v) ? v->valuedouble : fallback;
 }
 
+/* A malloc'ed copy of a validated array of numbers (NULL when absent). */
+static double *copy_array(const cJSON *entry, const char *key, int *n) {
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(entry, key);
+    int size = cJSON_GetArraySize(arr);
+    double *out = size > 0 ? malloc((size_t)size * sizeof *out) : NULL;
+    *n = 0;
+    const cJSON *v;
+    if (out) cJSON_ArrayForEach(v, arr) out[(*n)++] = v->valuedouble;
+    return out;
+}
+
 int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e) {
     memset(e, 0, sizeof *e);
     if (!b->root) return 0;
@@ -115,19 +129,16 @@ int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e)
              cJSON_GetObjectItemCaseSensitive(env, "hardware_id")->valuestring);
     const cJSON *at = cJSON_GetObjectItemCaseSensitive(entry, "recorded_at");
     snprintf(e->recorded_at, sizeof e->recorded_at, "%s", cJSON_IsString(at) ? at->valuestring : "");
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, "samples_ms");
-    int n = cJSON_GetArraySize(s);
-    if (n > 0 && (e->samples_ms = malloc((size_t)n * sizeof *e->samples_ms)) != NULL) {
-        const cJSON *v;
-        cJSON_ArrayForEach(v, s) e->samples_ms[e->n_samples++] = v->valuedouble;
-    }
+    e->samples_ms = copy_array(entry, "samples_ms", &e->n_samples);
+    e->round_medians_ms = copy_array(entry, "round_medians_ms", &e->n_rounds);
     return 1;
 }
 
 void kb_baseline_entry_free(kb_baseline_entry *e) {
     free(e->samples_ms);
-    e->samples_ms = NULL;
-    e->n_samples = 0;
+    free(e->round_medians_ms);
+    e->samples_ms = e->round_medians_ms = NULL;
+    e->n_samples = e->n_rounds = 0;
 }
 
 /* Holds an exclusive flock on the directory for the read-merge-write, so two

@@ -17,6 +17,8 @@ typedef struct kb_baseline_entry {
     double median_ms, min_ms;
     double *samples_ms; /* owned; may be NULL */
     int n_samples;
+    double *round_medians_ms; /* owned; the medians of every recorded round; may be NULL */
+    int n_rounds;
     double rmse;
     char hardware_id[512];
     char recorded_at[40];

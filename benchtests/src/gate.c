@@ -43,6 +43,20 @@ static double relative_spread(const double *ms, int n) {
     return (s.p90 - s.p10) / s.median;
 }
 
+/* (max - min) / min of the baseline's recorded round medians: how far the
+ * case wandered between rounds while it was recorded. */
+static double round_spread(const kb_baseline_entry *base) {
+    if (base->n_rounds < 2) return 0.0;
+    double lo = base->round_medians_ms[0], hi = lo;
+    for (int i = 1; i < base->n_rounds; ++i) {
+        if (base->round_medians_ms[i] < lo) lo = base->round_medians_ms[i];
+        if (base->round_medians_ms[i] > hi) hi = base->round_medians_ms[i];
+    }
+    return (hi - lo) / lo;
+}
+
+static double widest(double a, double b, double c) { return a > b ? (a > c ? a : c) : (b > c ? b : c); }
+
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id) {
     kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0};
@@ -66,7 +80,7 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
     }
     double spread_now = relative_spread(rounds[d.best].ms, rounds[d.best].n);
     double spread_base = relative_spread(base->samples_ms, base->n_samples);
-    d.noise = 0.5 * (spread_now > spread_base ? spread_now : spread_base);
+    d.noise = 0.5 * widest(spread_now, spread_base, round_spread(base));
     d.p_value = significance(&rounds[d.best], base, cfg->latency_tol);
     d.verdict = d.ratio > limit + d.noise && d.p_value < cfg->alpha ? KB_LAT_REGRESSION
                                                                      : KB_LAT_INCONCLUSIVE;

@@ -45,14 +45,16 @@ typedef struct kb_latency_decision {
     double ratio;       /* best round's median / baseline median */
     double first_ratio; /* first round's median / baseline median */
     double p_value;     /* distribution test, when it ran (else -1) */
-    double noise;       /* half the wider relative p10-p90 spread (current best round, baseline) */
+    double noise;       /* half the widest spread: see kb_gate_latency */
 } kb_latency_decision;
 
 /* Decides on the rounds measured so far. base may be NULL (no baseline).
  * A slowdown fails only when the first round and every confirmation round
  * exceed the tolerance, the best round exceeds it by more than the case's
- * own noise (half the relative p10-p90 spread of its samples or of the
- * baseline's, whichever is wider), and the best round is significantly slower
+ * own noise (half the widest of: the relative p10-p90 spread of the best
+ * round's samples, that of the baseline's samples, and the relative spread
+ * of the baseline's recorded round medians), and the best round is
+ * significantly slower
  * than the baseline's samples scaled by (1 + tolerance). */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);

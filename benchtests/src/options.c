@@ -196,7 +196,7 @@ static void set_defaults(kb_options *o) {
     o->seed = 1234;
     o->sampling = kb_sampling_defaults();
     o->gate = kb_gate_defaults();
-    o->record_rounds = 3;
+    o->record_rounds = 5;
     o->confirm_pause_s = 0.25;
 }
 

@@ -230,6 +230,13 @@ cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const
     cJSON_AddNumberToObject(e, "p90_ms", r->stats.p90);
     cJSON_AddNumberToObject(e, "reps", best->reps);
     cJSON_AddItemToObject(e, "samples_ms", samples_json(best));
+    double medians[KB_MAX_ROUNDS];
+    for (int i = 0; i < r->n_rounds; ++i) {
+        kb_stats s;
+        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
+        medians[i] = s.median;
+    }
+    cJSON_AddItemToObject(e, "round_medians_ms", cJSON_CreateDoubleArray(medians, r->n_rounds));
     cJSON_AddNumberToObject(e, "rmse", r->acc.rmse);
     cJSON_AddNumberToObject(e, "max_abs_err", r->acc.max_abs);
     cJSON_AddNumberToObject(e, "gbps", r->gbps);

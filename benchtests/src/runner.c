@@ -147,29 +147,11 @@ static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
                            ctx->hardware_id);
 }
 
-/* The round whose median is the median of the rounds' medians. */
-static int median_round(const kb_case_result *r) {
-    double med[KB_MAX_ROUNDS];
-    for (int i = 0; i < r->n_rounds; ++i) {
-        kb_stats s;
-        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
-        med[i] = s.median;
-    }
-    for (int i = 0; i < r->n_rounds; ++i) {
-        int below = 0, above = 0;
-        for (int j = 0; j < r->n_rounds; ++j) {
-            below += j != i && med[j] < med[i];
-            above += j != i && med[j] > med[i];
-        }
-        if (below <= r->n_rounds / 2 && above <= r->n_rounds / 2) return i;
-    }
-    return 0;
-}
-
 /* Measures rounds until the gate decides. Recording measures record_rounds
- * rounds apart in time and keeps the typical (median) one; gating
- * re-measures a suspected slowdown after growing pauses, so a burst of load
- * on the machine can pass. */
+ * rounds spaced in time and keeps the fastest (every round's median goes
+ * into the baseline too: their spread tells the gate how far the case
+ * wanders by itself); gating re-measures a suspected slowdown after growing
+ * pauses, so a burst of load on the machine can pass. */
 static int time_case(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r) {
     double pause = ctx->opt->confirm_pause_s;
     for (;;) {
@@ -178,10 +160,9 @@ static int time_case(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result
         if (ctx->opt->update) {
             if (r->n_rounds >= ctx->opt->record_rounds) {
                 r->lat.verdict = KB_LAT_RECORDED;
-                r->lat.best = median_round(r);
                 return 0;
             }
-            kb_sleep_s(pause);
+            kb_sleep_s(ctx->opt->confirm_pause_s);
             continue;
         }
         if (r->lat.verdict != KB_LAT_PENDING || r->n_rounds == KB_MAX_ROUNDS) return 0;

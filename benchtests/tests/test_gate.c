@@ -130,6 +130,26 @@ static void test_15_percent_slower_regression(void) {
     ASSERT(d.p_value < 1e-6);
 }
 
+/* A case recorded in two states (round medians 1.00 and 1.16: the machine
+ * moved it by 16 % by itself) needs more than half of that beyond the
+ * tolerance: 1.15 stays inconclusive, 1.25 is a regression. */
+static void test_recorded_round_spread_raises_the_bar(void) {
+    static double medians[] = {1.0, 1.16, 1.02, 1.15, 1.01};
+    kb_latency_decision d;
+    make_base();
+    base.round_medians_ms = medians;
+    base.n_rounds = 5;
+    for (int i = 0; i < 4; ++i)
+        make_round(i, 1.15, 0.01);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_INCONCLUSIVE);
+    ASSERT_NEAR(d.noise, 0.08, 1e-9);
+    for (int i = 0; i < 4; ++i)
+        make_round(i, 1.25, 0.01);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    base.round_medians_ms = NULL;
+    base.n_rounds = 0;
+}
+
 static void test_5_percent_slower_ok(void) {
     kb_latency_decision d;
     make_base();
@@ -415,6 +435,7 @@ int main(void) {
     RUN_TEST(test_25_percent_slower_regression);
     RUN_TEST(test_confirm_rounds_zero_decides_at_once);
     RUN_TEST(test_15_percent_slower_regression);
+    RUN_TEST(test_recorded_round_spread_raises_the_bar);
     RUN_TEST(test_5_percent_slower_ok);
     RUN_TEST(test_bimodal_overlap_inconclusive);
     RUN_TEST(test_no_baseline);

@@ -62,7 +62,7 @@ static void test_defaults(void) {
     ASSERT_NEAR(o.gate.accuracy_drift, g.accuracy_drift, 0);
     ASSERT_INT_EQ(o.gate.confirm_rounds, g.confirm_rounds);
     ASSERT_NEAR(o.gate.alpha, g.alpha, 0);
-    ASSERT_INT_EQ(o.record_rounds, 3);
+    ASSERT_INT_EQ(o.record_rounds, 5);
     ASSERT_NEAR(o.confirm_pause_s, 0.25, 0);
 }
 
