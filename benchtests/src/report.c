@@ -49,11 +49,9 @@ void kb_report_table(FILE *f, const kb_report *rep) {
 
 static void print_rounds(FILE *f, const kb_case_result *r) {
     fprintf(f, "  rounds:     ");
-    for (int i = 0; i < r->n_rounds; ++i) {
-        kb_stats s;
-        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
-        fprintf(f, "%s%.4f ms (x%.3f)", i ? ", " : "", s.median, s.median / r->base.median_ms);
-    }
+    for (int i = 0; i < r->n_rounds; ++i)
+        fprintf(f, "%s%.4f ms (x%.3f)", i ? ", " : "", r->rounds[i].median,
+                r->rounds[i].median / r->base.median_ms);
     fprintf(f, "\n");
 }
 
@@ -151,9 +149,7 @@ static cJSON *rounds_json(const kb_case_result *r) {
     cJSON *arr = cJSON_CreateArray();
     for (int i = 0; i < r->n_rounds; ++i) {
         cJSON *o = cJSON_CreateObject();
-        kb_stats s;
-        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
-        cJSON_AddNumberToObject(o, "median_ms", s.median);
+        cJSON_AddNumberToObject(o, "median_ms", r->rounds[i].median);
         cJSON_AddNumberToObject(o, "reps", r->rounds[i].reps);
         cJSON_AddNumberToObject(o, "elapsed_ms", r->rounds[i].elapsed_s * 1e3);
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
@@ -231,11 +227,7 @@ cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const
     cJSON_AddNumberToObject(e, "reps", best->reps);
     cJSON_AddItemToObject(e, "samples_ms", samples_json(best));
     double medians[KB_MAX_ROUNDS];
-    for (int i = 0; i < r->n_rounds; ++i) {
-        kb_stats s;
-        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
-        medians[i] = s.median;
-    }
+    for (int i = 0; i < r->n_rounds; ++i) medians[i] = r->rounds[i].median;
     cJSON_AddItemToObject(e, "round_medians_ms", cJSON_CreateDoubleArray(medians, r->n_rounds));
     cJSON_AddNumberToObject(e, "rmse", r->acc.rmse);
     cJSON_AddNumberToObject(e, "max_abs_err", r->acc.max_abs);

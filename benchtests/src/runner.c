@@ -138,11 +138,8 @@ static int measure_round(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_re
 
 static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
     kb_round rounds[KB_MAX_ROUNDS];
-    for (int i = 0; i < r->n_rounds; ++i) {
-        kb_stats s;
-        kb_stats_compute(r->rounds[i].ms, (size_t)r->rounds[i].n, &s);
-        rounds[i] = (kb_round){r->rounds[i].ms, r->rounds[i].n, s.median};
-    }
+    for (int i = 0; i < r->n_rounds; ++i)
+        rounds[i] = (kb_round){r->rounds[i].ms, r->rounds[i].n, r->rounds[i].median};
     return kb_gate_latency(&ctx->opt->gate, rounds, r->n_rounds, r->has_base ? &r->base : NULL,
                            ctx->hardware_id);
 }

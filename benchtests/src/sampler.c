@@ -69,7 +69,12 @@ int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out)
         if (push(out, ms / out->reps) != 0) return -1;
         out->elapsed_s = kb_now_s() - t0;
         out->stop_rule = stop_rule(cfg, out, out->elapsed_s);
-        if (out->stop_rule) return 0;
+        if (out->stop_rule) {
+            kb_stats st;
+            if (kb_stats_compute(out->ms, (size_t)out->n, &st) != 0) return -1;
+            out->median = st.median;
+            return 0;
+        }
     }
 }
 

@@ -29,6 +29,7 @@ typedef struct kb_samples {
     int n, cap;
     int reps;              /* calls per sample */
     double elapsed_s;      /* wall time spent sampling */
+    double median;         /* of ms, set once the loop ends */
     const char *stop_rule; /* which rule ended the loop */
 } kb_samples;
 
