@@ -44,3 +44,5 @@ void kb_layout_input(kb_layout *l, const char *name, size_t count, kb_dist dist,
 void kb_layout_output(kb_layout *l, const char *name, size_t count) {
     add_tensor(l->out, &l->n_out, name, count, KB_DIST_NORMAL, 0.0, 0.0);
 }
+
+void kb_layout_workspace(kb_layout *l, size_t bytes) { l->workspace_bytes = bytes; }

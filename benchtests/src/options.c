@@ -80,7 +80,8 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --baseline-dir DIR     env KBENCH_BASELINE_DIR (configured: %s)\n"
             "      --profile SLUG         env KBENCH_PROFILE (configured: %s)\n"
             "      --update-baselines     env KBENCH_UPDATE_BASELINES=1: record, do not gate\n"
-            "      --results-dir DIR      where <test>.json is written (configured: %s)\n"
+            "      --results-dir DIR      env KBENCH_RESULTS_DIR: where <test>.json is written\n"
+            "                             (configured: %s)\n"
             "      --test-name NAME       name used in reports (default kernel.backend.prec)\n"
             "      --manifest FILE        the kernel's kernel.json\n"
             "      --print-profile        print the detected profile and hardware id, exit\n"
@@ -127,6 +128,7 @@ static int read_env(kb_options *o, kb_err *err) {
     const char *v;
     if ((v = env("KBENCH_PROFILE"))) o->profile = v;
     if ((v = env("KBENCH_BASELINE_DIR"))) o->baseline_dir = v;
+    if ((v = env("KBENCH_RESULTS_DIR"))) o->results_dir = v;
     if ((v = env("KBENCH_UPDATE_BASELINES"))) {
         if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0)
             return kb_fail(err, "KBENCH_UPDATE_BASELINES: '%s' is not 0 or 1", v);

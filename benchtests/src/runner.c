@@ -93,6 +93,13 @@ static int make_outputs(const kb_run_ctx *ctx, buffers *bf, kb_err *err) {
     return 0;
 }
 
+static int make_workspace(const kb_run_ctx *ctx, buffers *bf, kb_err *err) {
+    bf->args.workspace_bytes = bf->layout.workspace_bytes;
+    if (bf->layout.workspace_bytes == 0) return 0;
+    bf->args.workspace = ctx->backend->alloc(bf->layout.workspace_bytes, err);
+    return bf->args.workspace ? 0 : -1;
+}
+
 static int check_outputs(const kb_run_ctx *ctx, buffers *bf, kb_case_result *r, kb_err *err) {
     size_t elem = kb_prec_size(ctx->prec);
     memset(&r->acc, 0, sizeof r->acc);
@@ -115,6 +122,7 @@ static void free_buffers(const kb_run_ctx *ctx, buffers *bf) {
         free(bf->host_out[i]);
         free(bf->ref_out[i]);
     }
+    if (bf->args.workspace) ctx->backend->release(bf->args.workspace);
 }
 
 typedef struct timing_ctx {
@@ -178,7 +186,8 @@ static void summarise(kb_case_result *r) {
 
 static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, buffers *bf,
                        kb_case_result *r, kb_err *err) {
-    if (make_inputs_and_reference(ctx, c, bf, err) != 0 || make_outputs(ctx, bf, err) != 0)
+    if (make_inputs_and_reference(ctx, c, bf, err) != 0 || make_outputs(ctx, bf, err) != 0 ||
+        make_workspace(ctx, bf, err) != 0)
         return -1;
     bf->args.c = c;
     bf->args.prec = ctx->prec;

@@ -8,6 +8,8 @@
 #
 # usage: benchtests/tools/gate_targets.sh [BUILD_DIR] [RUNS] [SLOW_RUNS]
 #        (defaults: build 20 3; the build must be configured and built)
+# Every run's result JSON (all rounds, all samples) is kept under
+# BUILD_DIR/gate-targets/results/<run>/ so a miss can be explained afterwards.
 set -euo pipefail
 
 build=$(cd "${1:-build}" && pwd)
@@ -19,12 +21,15 @@ rm -rf "$work"
 mkdir -p "$work"
 log="$work/summary.txt"
 
-# Runs the perf suite against baseline root $1; prints "<failed> <total> <seconds>".
+# Runs the perf suite against baseline root $1, keeps its log and result JSON
+# as run $2; prints "<failed> <total> <seconds>".
 suite() {
-  local root=$1 start end failed total
+  local root=$1 keep="$work/results/$2" start end failed total
   start=$(date +%s.%N)
-  KBENCH_BASELINE_DIR="$root" ctest --test-dir "$build" -L perf >"$work/last.log" 2>&1 || true
+  KBENCH_BASELINE_DIR="$root" KBENCH_RESULTS_DIR="$keep" \
+    ctest --test-dir "$build" -L perf >"$work/last.log" 2>&1 || true
   end=$(date +%s.%N)
+  cp "$work/last.log" "$keep/ctest.log" 2>/dev/null || true
   # ctest's closing line: "100% tests passed, 0 tests failed out of 16".
   read -r failed total < <(sed -n 's/.* \([0-9]*\) tests failed out of \([0-9]*\)$/\1 \2/p' "$work/last.log")
   if [ -z "${total:-}" ]; then
@@ -49,7 +54,7 @@ KBENCH_BASELINE_DIR="$work/baselines" KBENCH_UPDATE_BASELINES=1 \
 
 fails=0
 for i in $(seq 1 "$runs"); do
-  read -r f t s < <(suite "$work/baselines")
+  read -r f t s < <(suite "$work/baselines" "unchanged-$i")
   fails=$((fails + f))
   printf 'unchanged baseline, run %2d: %d of %d perf tests failed, %.1f s\n' "$i" "$f" "$t" "$s" | tee -a "$log"
   [ "$f" -eq 0 ] || cp "$work/last.log" "$work/unchanged-failure-$i.log"
@@ -60,7 +65,7 @@ for factor in 0.8 0.87; do
   derive "$factor" "$work/x$factor"
   caught=0 all=0
   for i in $(seq 1 "$slow_runs"); do
-    read -r f t s < <(suite "$work/x$factor")
+    read -r f t s < <(suite "$work/x$factor" "x$factor-$i")
     caught=$((caught + f)) all=$((all + t))
     printf 'baseline x %s, run %d: %d of %d perf tests failed, %.1f s\n' "$factor" "$i" "$f" "$t" "$s" | tee -a "$log"
   done

@@ -6,7 +6,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #define LAYERNORM_EPS 1e-5
 
@@ -17,6 +16,8 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
     kb_layout_input(l, "gamma", hidden, KB_DIST_UNIFORM, 0.5, 1.5);
     kb_layout_input(l, "beta", hidden, KB_DIST_UNIFORM, -0.5, 0.5);
     kb_layout_output(l, "y", rows * hidden);
+    /* fp16/bf16: gamma, beta and one row of x and y widened to float. */
+    kb_layout_workspace(l, 4 * hidden * sizeof(float));
 }
 
 /* One row, n >= 1. Mean and variance take two passes (the second sums
@@ -59,14 +60,10 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
 LAYERNORM_ROW(double, f64, sqrt)
 LAYERNORM_ROW(float, f32, sqrtf)
 
-/* fp16/bf16: gamma and beta are widened once; each row goes through float
- * scratch. Scratch is 4 * hidden floats, allocated once per call. */
+/* fp16/bf16: gamma and beta are widened once per call; each row goes through
+ * float scratch in the workspace. */
 static int layernorm_half(const kb_args *a, size_t rows, size_t n) {
-    float *gamma = malloc(4 * n * sizeof *gamma);
-    if (!gamma) {
-        fprintf(stderr, "layernorm: cannot allocate %zu bytes of scratch\n", 4 * n * sizeof *gamma);
-        return 1;
-    }
+    float *gamma = a->workspace;
     float *beta = gamma + n, *xf = beta + n, *yf = xf + n;
     kb_cpu_to_f32(gamma, a->in[1], a->prec, 0, n);
     kb_cpu_to_f32(beta, a->in[2], a->prec, 0, n);
@@ -75,7 +72,6 @@ static int layernorm_half(const kb_args *a, size_t rows, size_t n) {
         layernorm_row_f32(xf, gamma, beta, yf, n);
         kb_cpu_from_f32(a->out[0], a->prec, r * n, yf, n);
     }
-    free(gamma);
     return 0;
 }
 

@@ -42,11 +42,16 @@ typedef struct kb_layout {
     int n_in, n_out;
     kb_tensor_spec in[KB_MAX_TENSORS];
     kb_tensor_spec out[KB_MAX_TENSORS];
+    size_t workspace_bytes;
 } kb_layout;
 
 void kb_layout_input(kb_layout *l, const char *name, size_t count, kb_dist dist, double a,
                      double b);
 void kb_layout_output(kb_layout *l, const char *name, size_t count);
+/* Scratch memory an implementation needs per call (row buffers, partial
+ * sums). The backend allocates it once per case, outside the timed region,
+ * where it keeps its other buffers; its contents are undefined on entry. */
+void kb_layout_workspace(kb_layout *l, size_t bytes);
 
 /* Arguments of one implementation call: buffers in declaration order, in the
  * run's precision, resident where the backend keeps its memory. */
@@ -55,6 +60,8 @@ typedef struct kb_args {
     kb_prec prec;
     const void *in[KB_MAX_TENSORS];
     void *out[KB_MAX_TENSORS];
+    void *workspace; /* kb_layout_workspace() bytes, aligned to 64; NULL if none */
+    size_t workspace_bytes;
 } kb_args;
 
 /* Reference: inputs and outputs in double, same order as the layout. */
