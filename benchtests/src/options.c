@@ -16,6 +16,7 @@ enum {
     OPT_MAX_SAMPLES,
     OPT_MIN_TIME,
     OPT_MAX_TIME,
+    OPT_WARMUP,
     OPT_TARGET_CI,
     OPT_CONFIRM_ROUNDS,
     OPT_LAT_TOL,
@@ -42,6 +43,7 @@ static const struct option long_options[] = {
     {"max-samples", required_argument, NULL, OPT_MAX_SAMPLES},
     {"min-time", required_argument, NULL, OPT_MIN_TIME},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"warmup", required_argument, NULL, OPT_WARMUP},
     {"target-ci", required_argument, NULL, OPT_TARGET_CI},
     {"confirm-rounds", required_argument, NULL, OPT_CONFIRM_ROUNDS},
     {"latency-tolerance", required_argument, NULL, OPT_LAT_TOL},
@@ -73,6 +75,7 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --min-time S             median's 95%% CI half-width is below\n"
             "      --max-time S             --target-ci of the median, default 0.005)\n"
             "      --target-ci F\n"
+            "      --warmup S             untimed calls before each round (default 0.03 s)\n"
             "      --confirm-rounds N     re-measurements confirming a slowdown (default 3)\n"
             "      --latency-tolerance F  env KBENCH_LATENCY_TOLERANCE (default 0.10)\n"
             "      --accuracy-drift F     env KBENCH_ACCURACY_DRIFT (default 1e-3)\n"
@@ -158,6 +161,7 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_MAX_SAMPLES: return parse_int(arg, 1, 1000000, &s->max_samples, "--max-samples", err);
     case OPT_MIN_TIME: return parse_double(arg, 0.0, 3600.0, &s->min_time_s, "--min-time", err);
     case OPT_MAX_TIME: return parse_double(arg, 0.0, 3600.0, &s->max_time_s, "--max-time", err);
+    case OPT_WARMUP: return parse_double(arg, 0.0, 3600.0, &s->warmup_s, "--warmup", err);
     case OPT_TARGET_CI: return parse_double(arg, 0.0, 1.0, &s->target_rel_ci, "--target-ci", err);
     case OPT_CONFIRM_ROUNDS:
         return parse_int(arg, 0, 100, &o->gate.confirm_rounds, "--confirm-rounds", err);
