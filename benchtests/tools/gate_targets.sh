@@ -25,11 +25,12 @@ log="$work/summary.txt"
 # as run $2; prints "<failed> <total> <seconds>".
 suite() {
   local root=$1 keep="$work/results/$2" start end failed total
+  mkdir -p "$keep"
   start=$(date +%s.%N)
   KBENCH_BASELINE_DIR="$root" KBENCH_RESULTS_DIR="$keep" \
     ctest --test-dir "$build" -L perf >"$work/last.log" 2>&1 || true
   end=$(date +%s.%N)
-  cp "$work/last.log" "$keep/ctest.log" 2>/dev/null || true
+  cp "$work/last.log" "$keep/ctest.log"
   # ctest's closing line: "100% tests passed, 0 tests failed out of 16".
   read -r failed total < <(sed -n 's/.* \([0-9]*\) tests failed out of \([0-9]*\)$/\1 \2/p' "$work/last.log")
   if [ -z "${total:-}" ]; then
@@ -57,7 +58,6 @@ for i in $(seq 1 "$runs"); do
   read -r f t s < <(suite "$work/baselines" "unchanged-$i")
   fails=$((fails + f))
   printf 'unchanged baseline, run %2d: %d of %d perf tests failed, %.1f s\n' "$i" "$f" "$t" "$s" | tee -a "$log"
-  [ "$f" -eq 0 ] || cp "$work/last.log" "$work/unchanged-failure-$i.log"
 done
 echo "unchanged baseline: $fails failing perf tests in $runs runs" | tee -a "$log"
 
