@@ -20,6 +20,10 @@ typedef struct kb_backend {
     int (*download)(void *dst, const void *src, size_t bytes, kb_err *err);
     /* Times `reps` back-to-back calls of fn(a); elapsed milliseconds in *ms. */
     int (*time_calls)(kb_impl_fn fn, const kb_args *a, int reps, double *ms);
+    /* Times `reps` passes of dst[i] = s * src[i] over `bytes` of each buffer
+     * (allocated with alloc): the machine's own bandwidth, which the gate
+     * uses to tell a slower kernel from a slower machine (probe.h). */
+    int (*time_stream)(void *dst, const void *src, size_t bytes, int reps, double *ms);
     /* Baseline profile slug and exact hardware id of the device. */
     void (*identify)(char *profile, size_t psize, char *hardware_id, size_t hsize);
     /* Adds backend-specific fields to the environment record. */

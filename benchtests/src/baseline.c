@@ -20,8 +20,8 @@ void kb_baseline_key(char *out, size_t size, const char *backend, const char *pr
 }
 
 /* An optional array of positive numbers (samples_ms, round_medians_ms). */
-static int check_ms_array(const cJSON *entry, const char *key, const char *path,
-                          const char *field, kb_err *err) {
+static int check_ms_array(const cJSON *entry, const char *key, const char *path, const char *field,
+                          kb_err *err) {
     const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, key);
     if (!s) return 0;
     if (!cJSON_IsArray(s))
@@ -46,21 +46,23 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     snprintf(env_field, sizeof env_field, "%s.environment", field);
     if (!cJSON_IsObject(entry))
         return kb_fail(err, "%s: field '%s': expected an object", path, field);
-    double median = 0.0, rmse = 0.0, min = 1.0;
+    double median = 0.0, rmse = 0.0, min = 1.0, probe = 1.0;
     if (kb_json_number(entry, "median_ms", 1, &median, path, field, err) != 0 ||
         kb_json_number(entry, "min_ms", 0, &min, path, field, err) != 0 ||
-        kb_json_number(entry, "rmse", 1, &rmse, path, field, err) != 0)
+        kb_json_number(entry, "rmse", 1, &rmse, path, field, err) != 0 ||
+        kb_json_number(entry, "probe_gbps", 0, &probe, path, field, err) != 0)
         return -1;
     if (median <= 0.0)
         return kb_fail(err, "%s: field '%s.median_ms': must be positive", path, field);
     if (min <= 0.0) return kb_fail(err, "%s: field '%s.min_ms': must be positive", path, field);
     if (rmse < 0.0) return kb_fail(err, "%s: field '%s.rmse': must not be negative", path, field);
+    if (probe <= 0.0)
+        return kb_fail(err, "%s: field '%s.probe_gbps': must be positive", path, field);
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
     if (!cJSON_IsObject(env))
         return kb_fail(err, "%s: field '%s.environment': expected an object", path, field);
     char hw[512];
-    if (kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err) != 0)
-        return -1;
+    if (kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err) != 0) return -1;
     if (check_ms_array(entry, "samples_ms", path, field, err) != 0) return -1;
     return check_ms_array(entry, "round_medians_ms", path, field, err);
 }
@@ -124,11 +126,13 @@ int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e)
     e->median_ms = number_or(entry, "median_ms", 0.0);
     e->min_ms = number_or(entry, "min_ms", e->median_ms);
     e->rmse = number_or(entry, "rmse", 0.0);
+    e->probe_gbps = number_or(entry, "probe_gbps", 0.0);
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
     snprintf(e->hardware_id, sizeof e->hardware_id, "%s",
              cJSON_GetObjectItemCaseSensitive(env, "hardware_id")->valuestring);
     const cJSON *at = cJSON_GetObjectItemCaseSensitive(entry, "recorded_at");
-    snprintf(e->recorded_at, sizeof e->recorded_at, "%s", cJSON_IsString(at) ? at->valuestring : "");
+    snprintf(e->recorded_at, sizeof e->recorded_at, "%s",
+             cJSON_IsString(at) ? at->valuestring : "");
     e->samples_ms = copy_array(entry, "samples_ms", &e->n_samples);
     e->round_medians_ms = copy_array(entry, "round_medians_ms", &e->n_rounds);
     return 1;

@@ -20,6 +20,7 @@ typedef struct kb_baseline_entry {
     double *round_medians_ms; /* owned; the medians of every recorded round; may be NULL */
     int n_rounds;
     double rmse;
+    double probe_gbps; /* the machine's bandwidth probe at recording; 0 when absent */
     char hardware_id[512];
     char recorded_at[40];
 } kb_baseline_entry;

@@ -13,13 +13,14 @@ kb_gate_cfg kb_gate_defaults(void) {
         .accuracy_drift = 1e-3,
         .confirm_rounds = 3,
         .alpha = 0.001,
+        .drift_floor = 0.05,
     };
 }
 
 const char *kb_latency_verdict_name(kb_latency_verdict v) {
-    static const char *const names[] = {"ok",      "cleared",     "inconclusive",
-                                        "regression", "pending", "no_baseline",
-                                        "other_hardware", "recorded"};
+    static const char *const names[] = {"ok",         "cleared", "inconclusive", "machine_drift",
+                                        "regression", "pending", "no_baseline",  "other_hardware",
+                                        "recorded"};
     return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
 }
 
@@ -55,11 +56,24 @@ static double round_spread(const kb_baseline_entry *base) {
     return (hi - lo) / lo;
 }
 
-static double widest(double a, double b, double c) { return a > b ? (a > c ? a : c) : (b > c ? b : c); }
+static double widest(double a, double b, double c) {
+    return a > b ? (a > c ? a : c) : (b > c ? b : c);
+}
+
+/* How much slower the machine is than when the baseline was recorded: the
+ * baseline's probe over the fastest probe of these rounds (each side is the
+ * best of its rounds, as the medians compared are). 1 when either is
+ * unknown. */
+static double machine_drift(const kb_round *rounds, int n_rounds, const kb_baseline_entry *base) {
+    double best = 0.0;
+    for (int i = 0; i < n_rounds; ++i)
+        if (rounds[i].probe_gbps > best) best = rounds[i].probe_gbps;
+    return best > 0.0 && base->probe_gbps > 0.0 ? base->probe_gbps / best : 1.0;
+}
 
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id) {
-    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0};
+    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0, 1.0};
     for (int i = 1; i < n_rounds; ++i)
         if (rounds[i].median < rounds[d.best].median) d.best = i;
     if (!base || n_rounds == 0) return d;
@@ -82,8 +96,13 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
     double spread_base = relative_spread(base->samples_ms, base->n_samples);
     d.noise = 0.5 * widest(spread_now, spread_base, round_spread(base));
     d.p_value = significance(&rounds[d.best], base, cfg->latency_tol);
-    d.verdict = d.ratio > limit + d.noise && d.p_value < cfg->alpha ? KB_LAT_REGRESSION
-                                                                     : KB_LAT_INCONCLUSIVE;
+    if (!(d.ratio > limit + d.noise && d.p_value < cfg->alpha)) {
+        d.verdict = KB_LAT_INCONCLUSIVE;
+        return d;
+    }
+    d.drift = machine_drift(rounds, n_rounds, base);
+    int drifted = d.drift > 1.0 + cfg->drift_floor && !(d.ratio / d.drift > limit + d.noise);
+    d.verdict = drifted ? KB_LAT_MACHINE_DRIFT : KB_LAT_REGRESSION;
     return d;
 }
 

@@ -15,6 +15,7 @@ typedef struct kb_gate_cfg {
     double accuracy_drift; /* allowed |rmse - baseline rmse| (KBENCH_ACCURACY_DRIFT) */
     int confirm_rounds;    /* re-measurements that must all confirm a slowdown */
     double alpha;          /* significance level of the distribution test */
+    double drift_floor;    /* machine slowdown (bandwidth probe) the gate allows for */
 } kb_gate_cfg;
 
 kb_gate_cfg kb_gate_defaults(void);
@@ -23,6 +24,7 @@ typedef enum kb_latency_verdict {
     KB_LAT_OK,             /* median within tolerance */
     KB_LAT_CLEARED,        /* first round slow, a re-measurement within tolerance: noise */
     KB_LAT_INCONCLUSIVE,   /* every round slow, but not distinguishable from noise */
+    KB_LAT_MACHINE_DRIFT,  /* every round slow, but so was the machine's bandwidth probe */
     KB_LAT_REGRESSION,     /* confirmed slowdown: fails */
     KB_LAT_PENDING,        /* slow so far: measure another round */
     KB_LAT_NO_BASELINE,    /* nothing to compare with */
@@ -32,11 +34,13 @@ typedef enum kb_latency_verdict {
 
 const char *kb_latency_verdict_name(kb_latency_verdict v);
 
-/* One round of samples (per-call milliseconds) and its median. */
+/* One round of samples (per-call milliseconds), its median, and the
+ * bandwidth probe measured right after it (0 when not measured). */
 typedef struct kb_round {
     const double *ms;
     int n;
     double median;
+    double probe_gbps;
 } kb_round;
 
 typedef struct kb_latency_decision {
@@ -46,6 +50,7 @@ typedef struct kb_latency_decision {
     double first_ratio; /* first round's median / baseline median */
     double p_value;     /* distribution test, when it ran (else -1) */
     double noise;       /* half the widest spread: see kb_gate_latency */
+    double drift;       /* baseline probe GB/s / best probe GB/s now (1 when unknown) */
 } kb_latency_decision;
 
 /* Decides on the rounds measured so far. base may be NULL (no baseline).
@@ -55,7 +60,10 @@ typedef struct kb_latency_decision {
  * round's samples, that of the baseline's samples, and the relative spread
  * of the baseline's recorded round medians), and the best round is
  * significantly slower
- * than the baseline's samples scaled by (1 + tolerance). */
+ * than the baseline's samples scaled by (1 + tolerance). When the machine's
+ * bandwidth probe is slower than at recording by more than drift_floor, the
+ * slowdown must also hold after dividing the ratio by the probe's slowdown;
+ * if it does not, the verdict is KB_LAT_MACHINE_DRIFT. */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);
 

@@ -13,6 +13,7 @@ static const char *verdict_text(const kb_case_result *r) {
     case KB_LAT_OK: return "ok";
     case KB_LAT_CLEARED: return "ok (noise cleared)";
     case KB_LAT_INCONCLUSIVE: return "ok (slower, not significant)";
+    case KB_LAT_MACHINE_DRIFT: return "ok (machine slower by as much)";
     case KB_LAT_NO_BASELINE: return "ok (no baseline)";
     case KB_LAT_OTHER_HARDWARE: return "ok (baseline from other hardware)";
     case KB_LAT_RECORDED: return "recorded";
@@ -42,8 +43,8 @@ void kb_report_table(FILE *f, const kb_report *rep) {
     fprintf(f, "   baseline: %s%s%s\n", rep->baseline_path, rep->baseline_note ? " - " : "",
             rep->baseline_note ? rep->baseline_note : "");
     fprintf(f, "%-22s %-8s %10s %9s %6s %9s %8s %8s %10s %6s %9s %9s  %s\n", "case", "variant",
-            "median ms", "p10-p90", "cv", "n x reps", "GB/s", "GFLOP/s", "base ms", "ratio",
-            "rmse", "max abs", "verdict");
+            "median ms", "p10-p90", "cv", "n x reps", "GB/s", "GFLOP/s", "base ms", "ratio", "rmse",
+            "max abs", "verdict");
     for (int i = 0; i < rep->n_results; ++i) print_row(f, &rep->results[i]);
 }
 
@@ -53,6 +54,20 @@ static void print_rounds(FILE *f, const kb_case_result *r) {
         fprintf(f, "%s%.4f ms (x%.3f)", i ? ", " : "", r->rounds[i].median,
                 r->rounds[i].median / r->base.median_ms);
     fprintf(f, "\n");
+    if (r->base.probe_gbps <= 0.0 || r->probe_gbps[0] <= 0.0) return;
+    fprintf(f, "  probe:      baseline %.2f GB/s; now ", r->base.probe_gbps);
+    for (int i = 0; i < r->n_rounds; ++i)
+        if (r->probe_gbps[i] > 0.0) fprintf(f, "%s%.2f", i ? ", " : "", r->probe_gbps[i]);
+    fprintf(f, " GB/s (machine x%.3f slower)\n", r->lat.drift);
+}
+
+/* A slowdown that the machine's own slowdown explains passes, but says so. */
+static void print_drift_note(FILE *f, const kb_report *rep, const kb_case_result *r) {
+    fprintf(f,
+            "\n---- note: %s  case %s  variant %s: every round slower than the baseline, "
+            "but the machine's bandwidth probe was slower by as much; not failed\n",
+            rep->test_name, r->c->name, r->impl->variant);
+    print_rounds(f, r);
 }
 
 static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
@@ -64,8 +79,9 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
         return;
     }
     if (r->acc_fired) {
-        fprintf(f, "  accuracy:   rmse %.3e, max abs %.3e over %zu elements "
-                   "(tolerance rmse %.3e, max abs %.3e, %s)\n",
+        fprintf(f,
+                "  accuracy:   rmse %.3e, max abs %.3e over %zu elements "
+                "(tolerance rmse %.3e, max abs %.3e, %s)\n",
                 r->acc.rmse, r->acc.max_abs, r->acc.n, ctx->manifest->tol[ctx->prec].rmse,
                 ctx->manifest->tol[ctx->prec].max_abs, ctx->manifest->path);
         fprintf(f, "  rule:       %s", r->acc_why);
@@ -74,13 +90,15 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
         fprintf(f, "  latency:    median %.4f ms vs baseline %.4f ms (x%.3f; recorded %s)\n",
                 r->stats.median, r->base.median_ms, r->lat.ratio, r->base.recorded_at);
         print_rounds(f, r);
-        fprintf(f, "  rule:       median above baseline x %.2f in the first round and all %d "
-                   "confirmation rounds; best round above it by more than the case's noise "
-                   "(%.1f %%) and slower than the baseline's samples x %.2f "
-                   "(Mann-Whitney p = %.2g < %.2g)\n",
+        fprintf(f,
+                "  rule:       median above baseline x %.2f in the first round and all %d "
+                "confirmation rounds; best round above it by more than the case's noise "
+                "(%.1f %%) and slower than the baseline's samples x %.2f "
+                "(Mann-Whitney p = %.2g < %.2g); machine slower x%.3f by its bandwidth "
+                "probe (allowed for beyond x%.2f)\n",
                 1.0 + ctx->opt->gate.latency_tol, ctx->opt->gate.confirm_rounds,
                 100.0 * r->lat.noise, 1.0 + ctx->opt->gate.latency_tol, r->lat.p_value,
-                ctx->opt->gate.alpha);
+                ctx->opt->gate.alpha, r->lat.drift, 1.0 + ctx->opt->gate.drift_floor);
         fprintf(f, "  baseline:   %s\n", rep->baseline_path);
     }
 }
@@ -88,6 +106,8 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
 int kb_report_failures(FILE *f, const kb_report *rep) {
     int failed = 0;
     for (int i = 0; i < rep->n_results; ++i) {
+        if (rep->results[i].lat.verdict == KB_LAT_MACHINE_DRIFT)
+            print_drift_note(f, rep, &rep->results[i]);
         if (kb_case_passed(&rep->results[i])) continue;
         print_failure(f, rep, &rep->results[i]);
         ++failed;
@@ -97,7 +117,8 @@ int kb_report_failures(FILE *f, const kb_report *rep) {
 
 static void measurement(FILE *f, const kb_case_result *r, const char *what, double v) {
     if (!isfinite(v)) return;
-    fprintf(f, "<CTestMeasurement type=\"numeric/double\" name=\"%s.%s.%s\">%.9g</CTestMeasurement>\n",
+    fprintf(f,
+            "<CTestMeasurement type=\"numeric/double\" name=\"%s.%s.%s\">%.9g</CTestMeasurement>\n",
             r->c->name, r->impl->variant, what, v);
 }
 
@@ -110,6 +131,7 @@ void kb_report_measurements(FILE *f, const kb_report *rep) {
             measurement(f, r, "baseline_ms", r->base.median_ms);
             measurement(f, r, "ratio", r->lat.ratio);
         }
+        if (r->lat.drift != 1.0) measurement(f, r, "machine_drift", r->lat.drift);
         measurement(f, r, "rmse", r->acc.rmse);
         measurement(f, r, "gbps", r->gbps);
         measurement(f, r, "gflops", r->gflops);
@@ -153,6 +175,7 @@ static cJSON *rounds_json(const kb_case_result *r) {
         cJSON_AddNumberToObject(o, "reps", r->rounds[i].reps);
         cJSON_AddNumberToObject(o, "elapsed_ms", r->rounds[i].elapsed_s * 1e3);
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
+        if (r->probe_gbps[i] > 0.0) cJSON_AddNumberToObject(o, "probe_gbps", r->probe_gbps[i]);
         cJSON_AddItemToObject(o, "samples_ms", samples_json(&r->rounds[i]));
         cJSON_AddItemToArray(arr, o);
     }
@@ -189,6 +212,7 @@ static cJSON *case_json(const kb_case_result *r) {
     if (r->lat.p_value >= 0.0) {
         cJSON_AddNumberToObject(lat, "p_value", r->lat.p_value);
         cJSON_AddNumberToObject(lat, "noise", r->lat.noise);
+        cJSON_AddNumberToObject(lat, "machine_drift", r->lat.drift);
     }
     cJSON_AddItemToObject(o, "rounds", rounds_json(r));
     return o;
@@ -232,6 +256,10 @@ cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const
     cJSON_AddNumberToObject(e, "rmse", r->acc.rmse);
     cJSON_AddNumberToObject(e, "max_abs_err", r->acc.max_abs);
     cJSON_AddNumberToObject(e, "gbps", r->gbps);
+    double probe = 0.0;
+    for (int i = 0; i < r->n_rounds; ++i)
+        if (r->probe_gbps[i] > probe) probe = r->probe_gbps[i];
+    if (probe > 0.0) cJSON_AddNumberToObject(e, "probe_gbps", probe);
     cJSON_AddStringToObject(e, "recorded_at", now);
     cJSON_AddItemToObject(e, "environment", cJSON_Duplicate(env, 1));
     return e;

@@ -1,6 +1,7 @@
 #include "runner.h"
 
 #include "case.h"
+#include "probe.h"
 #include "rng.h"
 #include "timer.h"
 
@@ -129,6 +130,7 @@ typedef struct timing_ctx {
     const kb_run_ctx *ctx;
     const kb_impl *impl;
     const kb_args *args;
+    kb_probe *probe;
 } timing_ctx;
 
 static int time_reps(void *p, int reps, double *ms) {
@@ -147,9 +149,30 @@ static int measure_round(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_re
 static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
     kb_round rounds[KB_MAX_ROUNDS];
     for (int i = 0; i < r->n_rounds; ++i)
-        rounds[i] = (kb_round){r->rounds[i].ms, r->rounds[i].n, r->rounds[i].median};
+        rounds[i] =
+            (kb_round){r->rounds[i].ms, r->rounds[i].n, r->rounds[i].median, r->probe_gbps[i]};
     return kb_gate_latency(&ctx->opt->gate, rounds, r->n_rounds, r->has_base ? &r->base : NULL,
                            ctx->hardware_id);
+}
+
+/* The machine's bandwidth is probed after every recorded round and after
+ * every round of a suspected slowdown; a case within tolerance costs none. */
+static int needs_probe(const kb_run_ctx *ctx, const kb_case_result *r) {
+    if (ctx->opt->update) return 1;
+    kb_latency_verdict v = r->lat.verdict;
+    return v == KB_LAT_PENDING || v == KB_LAT_INCONCLUSIVE || v == KB_LAT_REGRESSION ||
+           v == KB_LAT_MACHINE_DRIFT;
+}
+
+static int measure_and_decide(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r,
+                              kb_err *err) {
+    if (measure_round(ctx, tc, r) != 0)
+        return kb_fail(err, "the implementation failed while timed");
+    r->lat = decide(ctx, r);
+    if (!needs_probe(ctx, r)) return 0;
+    if (kb_probe_measure(tc->probe, &r->probe_gbps[r->n_rounds - 1], err) != 0) return -1;
+    r->lat = decide(ctx, r);
+    return 0;
 }
 
 /* Measures rounds until the gate decides. Recording measures record_rounds
@@ -157,11 +180,10 @@ static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
  * into the baseline too: their spread tells the gate how far the case
  * wanders by itself); gating re-measures a suspected slowdown after growing
  * pauses, so a burst of load on the machine can pass. */
-static int time_case(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r) {
+static int time_case(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r, kb_err *err) {
     double pause = ctx->opt->confirm_pause_s;
     for (;;) {
-        if (measure_round(ctx, tc, r) != 0) return -1;
-        r->lat = decide(ctx, r);
+        if (measure_and_decide(ctx, tc, r, err) != 0) return -1;
         if (ctx->opt->update) {
             if (r->n_rounds >= ctx->opt->record_rounds) {
                 r->lat.verdict = KB_LAT_RECORDED;
@@ -193,8 +215,12 @@ static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *i
     bf->args.prec = ctx->prec;
     if (impl->run(&bf->args) != 0) return kb_fail(err, "the implementation reported an error");
     if (check_outputs(ctx, bf, r, err) != 0) return -1;
-    timing_ctx tc = {ctx, impl, &bf->args};
-    if (time_case(ctx, &tc, r) != 0) return kb_fail(err, "the implementation failed while timed");
+    kb_probe probe;
+    kb_probe_init(&probe, ctx->backend, r->bytes);
+    timing_ctx tc = {ctx, impl, &bf->args, &probe};
+    int rc = time_case(ctx, &tc, r, err);
+    kb_probe_free(&probe);
+    if (rc != 0) return -1;
     summarise(r);
     return 0;
 }

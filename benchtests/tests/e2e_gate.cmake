@@ -2,7 +2,9 @@
 #   1. record a fresh baseline into a scratch directory     -> exit 0
 #   2. re-run against it                                     -> exit 0
 #   3. against a copy with every _ms value x 0.5 (2x slower) -> exit 1, regression message
-#   4. against a copy with every rmse shifted by +0.01       -> exit 1, drift message
+#   4. against a copy 1.4x slower whose recorded machine bandwidth (probe_gbps)
+#      is 4x what it is now: the machine explains it          -> exit 0, drift note
+#   5. against a copy with every rmse shifted by +0.01       -> exit 1, drift message
 # Inputs: DRIVER (kbench-<kernel>), TOOL (kbench-baseline), WORK (scratch dir).
 
 foreach(var DRIVER TOOL WORK)
@@ -35,6 +37,13 @@ function(expect_text label text)
   endif()
 endfunction()
 
+function(derive what factor in out)
+  execute_process(COMMAND "${TOOL}" ${what} ${factor} "${in}" "${out}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "kbench-baseline ${what} failed")
+  endif()
+endfunction()
+
 set(dir "${WORK}/baselines")
 set(base "${dir}/e2e/swish.json")
 
@@ -43,23 +52,30 @@ expect_text("record" "recorded 1 of 1 cases")
 if(NOT EXISTS "${base}")
   message(FATAL_ERROR "record: ${base} was not written")
 endif()
+file(READ "${base}" recorded)
+if(NOT recorded MATCHES "\"probe_gbps\": [0-9]")
+  message(FATAL_ERROR "record: ${base} has no probe_gbps (the machine's bandwidth at recording)")
+endif()
 
 run_driver("same code, fresh baseline" 0 --baseline-dir "${dir}")
 expect_text("same code" "passed")
 
-execute_process(COMMAND "${TOOL}" scale-ms 0.5 "${base}" "${WORK}/slow.json" RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "kbench-baseline scale-ms failed")
-endif()
+derive(scale-ms 0.5 "${base}" "${WORK}/slow.json")
 run_driver("simulated 2x slowdown" 1 --baseline "${WORK}/slow.json")
 expect_text("slowdown" "FAIL latency")
 expect_text("slowdown" "confirmation rounds")
+expect_text("slowdown" "probe:      baseline")
 
-execute_process(COMMAND "${TOOL}" shift-rmse 0.01 "${base}" "${WORK}/drift.json" RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "kbench-baseline shift-rmse failed")
-endif()
+# A 1.4x slowdown, with the machine's bandwidth at recording set 4x higher
+# than it is: the machine explains the slowdown, so the case passes and
+# says why.
+derive(scale-ms 0.7 "${base}" "${WORK}/slower.json")
+derive(scale-probe 4 "${WORK}/slower.json" "${WORK}/machine.json")
+run_driver("slowdown the machine explains" 0 --baseline "${WORK}/machine.json")
+expect_text("machine explains" "machine slower by as much")
+
+derive(shift-rmse 0.01 "${base}" "${WORK}/drift.json")
 run_driver("simulated accuracy drift" 1 --baseline "${WORK}/drift.json")
 expect_text("drift" "rmse drifted from the baseline")
 
-message("e2e gate: all four steps behaved as expected")
+message("e2e gate: all five steps behaved as expected")

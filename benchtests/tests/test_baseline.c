@@ -53,6 +53,7 @@ static cJSON *make_entry(double median, double min, double rmse, const double *s
     cJSON_AddNumberToObject(e, "median_ms", median);
     cJSON_AddNumberToObject(e, "min_ms", min);
     cJSON_AddNumberToObject(e, "rmse", rmse);
+    if (samples) cJSON_AddNumberToObject(e, "probe_gbps", 28.75);
     if (samples) cJSON_AddItemToObject(e, "samples_ms", cJSON_CreateDoubleArray(samples, n));
     cJSON_AddStringToObject(e, "recorded_at", "2024-05-01T12:00:00Z");
     cJSON *env = cJSON_AddObjectToObject(e, "environment");
@@ -100,9 +101,9 @@ static void test_merge_creates_file_and_round_trips(void) {
     ASSERT_NEAR(e.median_ms, 1.0312, 0);
     ASSERT_NEAR(e.min_ms, 0.984375, 0);
     ASSERT_NEAR(e.rmse, 1.5e-7, 0);
+    ASSERT_NEAR(e.probe_gbps, 28.75, 0);
     ASSERT_INT_EQ(e.n_samples, 5);
-    for (int i = 0; i < 5 && i < e.n_samples; ++i)
-        ASSERT_NEAR(e.samples_ms[i], samples_a[i], 0);
+    for (int i = 0; i < 5 && i < e.n_samples; ++i) ASSERT_NEAR(e.samples_ms[i], samples_a[i], 0);
     ASSERT(strcmp(e.hardware_id, "hw-one|avx2") == 0);
     ASSERT(strcmp(e.recorded_at, "2024-05-01T12:00:00Z") == 0);
     kb_baseline_entry_free(&e);
@@ -118,8 +119,9 @@ static void test_entry_without_samples(void) {
     const char *d = kb_test_tmpdir("baseline_nosamples");
     char path[KB_PATH_MAX];
     kb_err err;
-    ASSERT_INT_EQ(
-        kb_baseline_merge(kb_test_join(path, sizeof path, d, "k.json"), "k", "p", batch(1, 1.0), &err), 0);
+    ASSERT_INT_EQ(kb_baseline_merge(kb_test_join(path, sizeof path, d, "k.json"), "k", "p",
+                                    batch(1, 1.0), &err),
+                  0);
     kb_baseline b;
     kb_baseline_entry e;
     ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
@@ -168,10 +170,12 @@ static void test_output_deterministic_and_sorted(void) {
     const char *d = kb_test_tmpdir("baseline_determinism");
     char p1[KB_PATH_MAX], p2[KB_PATH_MAX];
     kb_err err;
-    ASSERT_INT_EQ(
-        kb_baseline_merge(kb_test_join(p1, sizeof p1, d, "one.json"), "k", "p", batch(1, 1.0), &err), 0);
-    ASSERT_INT_EQ(
-        kb_baseline_merge(kb_test_join(p2, sizeof p2, d, "two.json"), "k", "p", batch(1, 1.0), &err), 0);
+    ASSERT_INT_EQ(kb_baseline_merge(kb_test_join(p1, sizeof p1, d, "one.json"), "k", "p",
+                                    batch(1, 1.0), &err),
+                  0);
+    ASSERT_INT_EQ(kb_baseline_merge(kb_test_join(p2, sizeof p2, d, "two.json"), "k", "p",
+                                    batch(1, 1.0), &err),
+                  0);
     char *t1 = read_text(p1), *t2 = read_text(p2);
     ASSERT(t1 && t2 && strcmp(t1, t2) == 0);
 
@@ -236,8 +240,7 @@ static void expect_open_error(const char *path, const char *const *want) {
     ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), -1);
     ASSERT(b.root == NULL);
     ASSERT_STR_CONTAINS(err.msg, path);
-    for (; *want; ++want)
-        ASSERT_STR_CONTAINS(err.msg, *want);
+    for (; *want; ++want) ASSERT_STR_CONTAINS(err.msg, *want);
 }
 
 #define GOOD_ENV "\"environment\": {\"hardware_id\": \"hw\"}"
@@ -297,6 +300,10 @@ static void test_malformed_entry_fields(void) {
          "must not be negative"},
         {"{\"median_ms\": 1.0, \"min_ms\": \"x\", \"rmse\": 0, " GOOD_ENV "}",
          "field 'entries." KEY_A ".min_ms'", "expected a number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_gbps\": \"fast\", " GOOD_ENV "}",
+         "field 'entries." KEY_A ".probe_gbps'", "expected a number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_gbps\": 0, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".probe_gbps'", "must be positive"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, \"2\", 3.0], " GOOD_ENV "}",
          "field 'entries." KEY_A ".samples_ms[1]'", "expected a positive number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, -2.0], " GOOD_ENV "}",

@@ -30,8 +30,7 @@ static double median_of(const double *x, int n) {
 static void jittered(double *x, int n, double center, double rel, const char *stream) {
     kb_rng r;
     kb_rng_seed(&r, 42, stream);
-    for (int i = 0; i < n; ++i)
-        x[i] = center * (1.0 + rel * (2.0 * kb_rng_uniform(&r) - 1.0));
+    for (int i = 0; i < n; ++i) x[i] = center * (1.0 + rel * (2.0 * kb_rng_uniform(&r) - 1.0));
 }
 
 /* A baseline of N_BASE samples around 1.0 ms with +-1% jitter. */
@@ -47,7 +46,7 @@ static void make_base(void) {
 
 static void set_round(int i, const double *x, int n) {
     memcpy(round_ms[i], x, (size_t)n * sizeof *x);
-    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n)};
+    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n), 0.0};
 }
 
 /* Round i: N_ROUND samples around center with +-rel jitter. */
@@ -99,8 +98,7 @@ static void test_slow_then_fast_cleared(void) {
 static void test_25_percent_slower_regression(void) {
     kb_latency_decision d;
     make_base();
-    for (int i = 0; i < 4; ++i)
-        make_round(i, 1.25, 0.01);
+    for (int i = 0; i < 4; ++i) make_round(i, 1.25, 0.01);
     /* 1 + confirm_rounds = 4 rounds are needed before the verdict. */
     ASSERT_INT_EQ(decide(1, &d), KB_LAT_PENDING);
     ASSERT_INT_EQ(decide(2, &d), KB_LAT_PENDING);
@@ -124,8 +122,7 @@ static void test_15_percent_slower_regression(void) {
     /* 1.15 +- 1% lies wholly above the baseline x 1.10 (at most 1.111). */
     kb_latency_decision d;
     make_base();
-    for (int i = 0; i < 4; ++i)
-        make_round(i, 1.15, 0.01);
+    for (int i = 0; i < 4; ++i) make_round(i, 1.15, 0.01);
     ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
     ASSERT(d.p_value < 1e-6);
 }
@@ -139,15 +136,78 @@ static void test_recorded_round_spread_raises_the_bar(void) {
     make_base();
     base.round_medians_ms = medians;
     base.n_rounds = 5;
-    for (int i = 0; i < 4; ++i)
-        make_round(i, 1.15, 0.01);
+    for (int i = 0; i < 4; ++i) make_round(i, 1.15, 0.01);
     ASSERT_INT_EQ(decide(4, &d), KB_LAT_INCONCLUSIVE);
     ASSERT_NEAR(d.noise, 0.08, 1e-9);
-    for (int i = 0; i < 4; ++i)
-        make_round(i, 1.25, 0.01);
+    for (int i = 0; i < 4; ++i) make_round(i, 1.25, 0.01);
     ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
     base.round_medians_ms = NULL;
     base.n_rounds = 0;
+}
+
+/* Every round 27 % slower, with the baseline recorded when the machine's
+ * bandwidth probe read 29 GB/s. Probes per round: */
+static void probed_rounds(double p0, double p1, double p2, double p3) {
+    double probes[4] = {p0, p1, p2, p3};
+    base.probe_gbps = 29.0;
+    for (int i = 0; i < 4; ++i) {
+        make_round(i, 1.27, 0.01);
+        rounds[i].probe_gbps = probes[i];
+    }
+}
+
+/* The machine's bandwidth fell by as much (best probe 23 GB/s: x1.26): the
+ * kernel itself is not slower, so the case is not failed. */
+static void test_machine_drift_explains_slowdown(void) {
+    kb_latency_decision d;
+    make_base();
+    probed_rounds(22.1, 23.0, 22.5, 21.9);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_MACHINE_DRIFT);
+    ASSERT_NEAR(d.drift, 29.0 / 23.0, 1e-12);
+    ASSERT(strcmp(kb_latency_verdict_name(d.verdict), "machine_drift") == 0);
+}
+
+/* A probe that reads low in some rounds but at full speed in one: the
+ * machine is not slower (the best probe counts), so the slowdown fails. */
+static void test_one_fast_probe_means_no_drift(void) {
+    kb_latency_decision d;
+    make_base();
+    probed_rounds(22.1, 23.0, 29.2, 21.9);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT(d.drift < 1.0);
+}
+
+/* Drift within the floor (5 %) is not allowed for: a 27 % slowdown with the
+ * machine 4 % slower fails. */
+static void test_small_drift_ignored(void) {
+    kb_latency_decision d;
+    make_base();
+    probed_rounds(27.9, 27.8, 27.5, 27.0);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT_NEAR(d.drift, 29.0 / 27.9, 1e-12);
+}
+
+/* The machine 12 % slower does not excuse a kernel 27 % slower:
+ * 1.27 / 1.12 = 1.13 is still beyond the tolerance. */
+static void test_drift_smaller_than_slowdown_fails(void) {
+    kb_latency_decision d;
+    make_base();
+    probed_rounds(25.9, 25.8, 25.0, 25.5);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT_NEAR(d.drift, 29.0 / 25.9, 1e-12);
+}
+
+/* Without a probe on either side, the rule is the plain one. */
+static void test_no_probe_no_drift(void) {
+    kb_latency_decision d;
+    make_base();
+    probed_rounds(0.0, 0.0, 0.0, 0.0);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT_NEAR(d.drift, 1.0, 0);
+    probed_rounds(20.0, 20.0, 20.0, 20.0);
+    base.probe_gbps = 0.0;
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT_NEAR(d.drift, 1.0, 0);
 }
 
 static void test_5_percent_slower_ok(void) {
@@ -182,7 +242,7 @@ static void test_bimodal_overlap_inconclusive(void) {
         snprintf(hi, sizeof hi, "hi%d", i);
         jittered(bimodal_round[i], 19, 0.55, 0.02, lo);
         jittered(bimodal_round[i] + 19, 21, 1.65, 0.02, hi);
-        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40)};
+        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40), 0.0};
         ASSERT(r[i].median > 1.10 * base.median_ms);
     }
     kb_gate_cfg cfg = kb_gate_defaults();
@@ -203,8 +263,7 @@ static void test_no_baseline(void) {
 static void test_other_hardware(void) {
     kb_gate_cfg cfg = kb_gate_defaults();
     make_base();
-    for (int i = 0; i < 4; ++i)
-        make_round(i, 2.0, 0.01);
+    for (int i = 0; i < 4; ++i) make_round(i, 2.0, 0.01);
     kb_latency_decision d = kb_gate_latency(&cfg, rounds, 4, &base, "cpu-test|avx512f");
     ASSERT_INT_EQ(d.verdict, KB_LAT_OTHER_HARDWARE);
     ASSERT_NEAR(d.ratio, 2.0, 0.05); /* still reported */
@@ -226,15 +285,13 @@ static void test_no_samples_falls_back_to_ci(void) {
     base.n_samples = 0;
     base.median_ms = 1.0;
     /* Clear shift: 1.25 +-1%: the CI of the median is far above 1.10. */
-    for (int i = 0; i < 4; ++i)
-        even_round(i, 1.25, 0.01);
+    for (int i = 0; i < 4; ++i) even_round(i, 1.25, 0.01);
     ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
     ASSERT_NEAR(d.p_value, 0.0, 0);
     /* Median 1.15 but +-15% spread. With n = 30 the CI's lower rank is
      * floor(15 - 1.96 sqrt(30) / 2) = floor(9.63) = 9, the value
      * 1.15 (0.85 + 0.3 * 9.5 / 30) = 1.08675 < 1.10: not proven. */
-    for (int i = 0; i < 4; ++i)
-        even_round(i, 1.15, 0.15);
+    for (int i = 0; i < 4; ++i) even_round(i, 1.15, 0.15);
     ASSERT_NEAR(rounds[0].median, 1.15, 1e-12);
     ASSERT_INT_EQ(decide(4, &d), KB_LAT_INCONCLUSIVE);
     ASSERT_NEAR(d.p_value, 1.0, 0);
@@ -252,8 +309,7 @@ static const kb_tolerance tol = {1, 1e-3, 1e-2};
 static kb_accuracy compare(const double *ref, const double *err, int n) {
     double out[128];
     kb_accuracy acc = {0};
-    for (int i = 0; i < n; ++i)
-        out[i] = ref[i] + err[i];
+    for (int i = 0; i < n; ++i) out[i] = ref[i] + err[i];
     kb_accuracy_add(&acc, out, KB_FP64, ref, (size_t)n);
     kb_accuracy_finish(&acc);
     return acc;
@@ -262,8 +318,7 @@ static kb_accuracy compare(const double *ref, const double *err, int n) {
 static double ref100[100];
 
 static void init_ref(void) {
-    for (int i = 0; i < 100; ++i)
-        ref100[i] = 0.25 * i - 10.0;
+    for (int i = 0; i < 100; ++i) ref100[i] = 0.25 * i - 10.0;
 }
 
 static void test_accuracy_within_tolerance(void) {
@@ -271,8 +326,7 @@ static void test_accuracy_within_tolerance(void) {
     char why[1024];
     double err[100];
     init_ref();
-    for (int i = 0; i < 100; ++i)
-        err[i] = i % 2 ? 5e-4 : -5e-4; /* rmse 5e-4 */
+    for (int i = 0; i < 100; ++i) err[i] = i % 2 ? 5e-4 : -5e-4; /* rmse 5e-4 */
     kb_accuracy acc = compare(ref100, err, 100);
     ASSERT_NEAR(acc.rmse, 5e-4, 1e-12);
     kb_baseline_entry b = {.rmse = 4e-4};
@@ -286,8 +340,7 @@ static void test_accuracy_rmse_over(void) {
     char why[1024];
     double err[100];
     init_ref();
-    for (int i = 0; i < 100; ++i)
-        err[i] = 2e-3; /* rmse 2e-3 > 1e-3; max 2e-3 < 1e-2 */
+    for (int i = 0; i < 100; ++i) err[i] = 2e-3; /* rmse 2e-3 > 1e-3; max 2e-3 < 1e-2 */
     kb_accuracy acc = compare(ref100, err, 100);
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, NULL, why, sizeof why), 1);
     ASSERT_STR_CONTAINS(why, "rmse 2.000e-03 exceeds the manifest tolerance 1.000e-03");
@@ -341,8 +394,7 @@ static void test_accuracy_drift(void) {
     char why[1024];
     double err[100];
     init_ref();
-    for (int i = 0; i < 100; ++i)
-        err[i] = 5e-3;
+    for (int i = 0; i < 100; ++i) err[i] = 5e-3;
     kb_accuracy acc = compare(ref100, err, 100);
     kb_baseline_entry b = {.rmse = 1e-3}; /* |5e-3 - 1e-3| = 4e-3 > 1e-3 */
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
@@ -361,8 +413,7 @@ static void test_accuracy_counts_every_rule(void) {
     kb_baseline_entry b = {.rmse = 0.0};
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, &b, why, sizeof why), 5);
     int lines = 0;
-    for (const char *p = why; *p; ++p)
-        lines += *p == '\n';
+    for (const char *p = why; *p; ++p) lines += *p == '\n';
     ASSERT_INT_EQ(lines, 5); /* one line per rule */
     /* A NaN rmse never passes. */
     kb_accuracy nan_acc = {.n = 1, .rmse = NAN};
@@ -436,6 +487,11 @@ int main(void) {
     RUN_TEST(test_confirm_rounds_zero_decides_at_once);
     RUN_TEST(test_15_percent_slower_regression);
     RUN_TEST(test_recorded_round_spread_raises_the_bar);
+    RUN_TEST(test_machine_drift_explains_slowdown);
+    RUN_TEST(test_one_fast_probe_means_no_drift);
+    RUN_TEST(test_small_drift_ignored);
+    RUN_TEST(test_drift_smaller_than_slowdown_fails);
+    RUN_TEST(test_no_probe_no_drift);
     RUN_TEST(test_5_percent_slower_ok);
     RUN_TEST(test_bimodal_overlap_inconclusive);
     RUN_TEST(test_no_baseline);

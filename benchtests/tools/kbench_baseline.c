@@ -15,7 +15,10 @@
 static int usage(FILE *f) {
     fprintf(f, "usage: kbench-baseline check FILE...\n"
                "       kbench-baseline scale-ms FACTOR IN OUT   multiply every *_ms value\n"
-               "       kbench-baseline shift-rmse DELTA IN OUT  add DELTA to every rmse\n");
+               "       kbench-baseline shift-rmse DELTA IN OUT  add DELTA to every rmse\n"
+               "       kbench-baseline scale-probe FACTOR IN OUT\n"
+               "                                 multiply every probe_gbps (the machine's\n"
+               "                                 bandwidth at recording)\n");
     return f == stderr ? 2 : 0;
 }
 
@@ -32,19 +35,32 @@ static void scale(cJSON *v, double factor) {
     for (cJSON *it = v->child; it; it = it->next) scale(it, factor);
 }
 
+typedef enum edit_kind { SCALE_MS, SHIFT_RMSE, SCALE_PROBE } edit_kind;
+
+/* Whether member `it` is the target of the edit. */
+static int targeted(const cJSON *it, edit_kind kind) {
+    if (!it->string) return 0;
+    switch (kind) {
+    case SCALE_MS: return ends_with(it->string, "_ms");
+    case SHIFT_RMSE: return strcmp(it->string, "rmse") == 0 && cJSON_IsNumber(it);
+    case SCALE_PROBE: return strcmp(it->string, "probe_gbps") == 0 && cJSON_IsNumber(it);
+    }
+    return 0;
+}
+
 /* Applies the edit to every member named like the target, at any depth. */
-static void edit(cJSON *node, int scale_ms, double value) {
+static void edit(cJSON *node, edit_kind kind, double value) {
     for (cJSON *it = node->child; it; it = it->next) {
-        if (it->string && scale_ms && ends_with(it->string, "_ms"))
-            scale(it, value);
-        else if (it->string && !scale_ms && strcmp(it->string, "rmse") == 0 && cJSON_IsNumber(it))
+        if (!targeted(it, kind))
+            edit(it, kind, value);
+        else if (kind == SHIFT_RMSE)
             cJSON_SetNumberValue(it, it->valuedouble + value);
         else
-            edit(it, scale_ms, value);
+            scale(it, value);
     }
 }
 
-static int derive(int scale_ms, const char *arg, const char *in, const char *out) {
+static int derive(edit_kind kind, const char *arg, const char *in, const char *out) {
     char *end;
     errno = 0;
     double value = strtod(arg, &end);
@@ -58,7 +74,7 @@ static int derive(int scale_ms, const char *arg, const char *in, const char *out
         fprintf(stderr, "kbench-baseline: %s\n", check.root ? err.msg : "no such file");
         return 2;
     }
-    edit(check.root, scale_ms, value);
+    edit(check.root, kind, value);
     char *text = kb_json_print(check.root);
     kb_baseline_close(&check);
     int rc = text ? kb_write_file_atomic(out, text, &err) : kb_fail(&err, "out of memory");
@@ -91,8 +107,12 @@ int main(int argc, char **argv) {
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))
         return usage(stdout);
     if (argc >= 3 && strcmp(argv[1], "check") == 0) return check_files(argc - 2, argv + 2);
-    if (argc == 5 && strcmp(argv[1], "scale-ms") == 0) return derive(1, argv[2], argv[3], argv[4]);
-    if (argc == 5 && strcmp(argv[1], "shift-rmse") == 0)
-        return derive(0, argv[2], argv[3], argv[4]);
+    static const struct {
+        const char *name;
+        edit_kind kind;
+    } edits[] = {{"scale-ms", SCALE_MS}, {"shift-rmse", SHIFT_RMSE}, {"scale-probe", SCALE_PROBE}};
+    for (size_t i = 0; argc == 5 && i < sizeof edits / sizeof *edits; ++i)
+        if (strcmp(argv[1], edits[i].name) == 0)
+            return derive(edits[i].kind, argv[2], argv[3], argv[4]);
     return usage(stderr);
 }
