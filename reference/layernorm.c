@@ -11,14 +11,11 @@ void kb_reference_layernorm(const kb_case *c, const double *const *in, double *c
         const double *x = in[0] + r * n;
         double *y = out[0] + r * n;
         double mean = 0.0, var = 0.0;
-        for (size_t i = 0; i < n; i++)
-            mean += x[i];
+        for (size_t i = 0; i < n; i++) mean += x[i];
         mean /= (double)n;
-        for (size_t i = 0; i < n; i++)
-            var += (x[i] - mean) * (x[i] - mean);
+        for (size_t i = 0; i < n; i++) var += (x[i] - mean) * (x[i] - mean);
         var /= (double)n;
         const double rstd = 1.0 / sqrt(var + 1e-5);
-        for (size_t i = 0; i < n; i++)
-            y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
+        for (size_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
     }
 }

@@ -9,13 +9,11 @@ void kb_reference_softmax(const kb_case *c, const double *const *in, double *con
         const double *x = in[0] + r * cols;
         double *y = out[0] + r * cols;
         double max = -INFINITY, sum = 0.0;
-        for (size_t i = 0; i < cols; i++)
-            max = fmax(max, x[i]);
+        for (size_t i = 0; i < cols; i++) max = fmax(max, x[i]);
         for (size_t i = 0; i < cols; i++) {
             y[i] = exp(x[i] - max);
             sum += y[i];
         }
-        for (size_t i = 0; i < cols; i++)
-            y[i] /= sum;
+        for (size_t i = 0; i < cols; i++) y[i] /= sum;
     }
 }

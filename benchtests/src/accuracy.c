@@ -30,8 +30,7 @@ static int is_poison(const void *buf, kb_prec prec, size_t i) {
     }
 }
 
-void kb_accuracy_add(kb_accuracy *acc, const void *out, kb_prec prec, const double *ref,
-                     size_t n) {
+void kb_accuracy_add(kb_accuracy *acc, const void *out, kb_prec prec, const double *ref, size_t n) {
     for (size_t i = 0; i < n; ++i) {
         acc->n++;
         if (is_poison(out, prec, i)) {

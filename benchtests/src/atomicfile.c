@@ -25,7 +25,8 @@ int kb_write_file_atomic(const char *path, const char *text, kb_err *err) {
     if (snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= (int)sizeof tmp)
         return kb_fail(err, "%s: path too long", path);
     int fd = mkstemp(tmp);
-    if (fd < 0) return kb_fail(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
+    if (fd < 0)
+        return kb_fail(err, "%s: cannot create a temporary file: %s", path, strerror(errno));
     int ok = write_all(fd, text) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
     int saved = errno;
     ok = close(fd) == 0 && ok;

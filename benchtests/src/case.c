@@ -21,15 +21,17 @@ int64_t kb_case_dim(const kb_case *c, const char *name) {
     return 1;
 }
 
-const char *kb_case_name(const kb_case *c) { return c->name; }
+const char *kb_case_name(const kb_case *c) {
+    return c->name;
+}
 
 static void add_tensor(kb_tensor_spec *t, int *n, const char *name, size_t count, kb_dist dist,
                        double a, double b) {
     if (*n >= KB_MAX_TENSORS) {
         /* A kernel declaring more tensors than the harness supports is a
          * programming error in the kernel: stop loudly. */
-        fprintf(stderr, "kbench: kernel declares more than %d tensors (at '%s')\n",
-                KB_MAX_TENSORS, name);
+        fprintf(stderr, "kbench: kernel declares more than %d tensors (at '%s')\n", KB_MAX_TENSORS,
+                name);
         abort();
     }
     t[*n] = (kb_tensor_spec){name, count, dist, a, b};
@@ -45,4 +47,6 @@ void kb_layout_output(kb_layout *l, const char *name, size_t count) {
     add_tensor(l->out, &l->n_out, name, count, KB_DIST_NORMAL, 0.0, 0.0);
 }
 
-void kb_layout_workspace(kb_layout *l, size_t bytes) { l->workspace_bytes = bytes; }
+void kb_layout_workspace(kb_layout *l, size_t bytes) {
+    l->workspace_bytes = bytes;
+}

@@ -36,8 +36,7 @@ static double parse_name(parser *ps) {
     name[n] = '\0';
     double v = 0.0;
     if (ps->lookup(ps->ctx, name, &v) != 0) {
-        if (!ps->failed)
-            kb_fail(ps->err, "unknown name '%s' in expression \"%s\"", name, ps->src);
+        if (!ps->failed) kb_fail(ps->err, "unknown name '%s' in expression \"%s\"", name, ps->src);
         ps->failed = 1;
     }
     return v;

@@ -8,9 +8,9 @@
 #include <unistd.h>
 
 /* The vector extensions that change what a compiled kernel does. */
-static const char *const isa_flags[] = {"sse4_2",   "avx",        "avx2",        "fma",
-                                        "f16c",     "avx512f",    "avx512bw",    "avx512_bf16",
-                                        "avx512_fp16", "amx_tile", "asimd",      "sve"};
+static const char *const isa_flags[] = {"sse4_2",      "avx",      "avx2",     "fma",
+                                        "f16c",        "avx512f",  "avx512bw", "avx512_bf16",
+                                        "avx512_fp16", "amx_tile", "asimd",    "sve"};
 
 static char *value_of(char *line) {
     char *colon = strchr(line, ':');
@@ -50,13 +50,20 @@ static void read_cpuinfo(kb_cpu_info *ci) {
         if (line[0] == '\n') break;
         char *v = value_of(line);
         if (!v) continue;
-        if (key_is(line, "model name")) snprintf(ci->model_name, sizeof ci->model_name, "%s", v);
-        else if (key_is(line, "vendor_id")) snprintf(ci->vendor, sizeof ci->vendor, "%s", v);
-        else if (key_is(line, "cpu family")) ci->family = atoi(v);
-        else if (key_is(line, "model")) ci->model = atoi(v);
-        else if (key_is(line, "stepping")) ci->stepping = atoi(v);
-        else if (key_is(line, "bogomips")) ci->tsc_mhz = (int)(atof(v) / 2.0 / 100.0 + 0.5) * 100;
-        else if (key_is(line, "flags") || key_is(line, "Features")) collect_isa(ci, v);
+        if (key_is(line, "model name"))
+            snprintf(ci->model_name, sizeof ci->model_name, "%s", v);
+        else if (key_is(line, "vendor_id"))
+            snprintf(ci->vendor, sizeof ci->vendor, "%s", v);
+        else if (key_is(line, "cpu family"))
+            ci->family = atoi(v);
+        else if (key_is(line, "model"))
+            ci->model = atoi(v);
+        else if (key_is(line, "stepping"))
+            ci->stepping = atoi(v);
+        else if (key_is(line, "bogomips"))
+            ci->tsc_mhz = (int)(atof(v) / 2.0 / 100.0 + 0.5) * 100;
+        else if (key_is(line, "flags") || key_is(line, "Features"))
+            collect_isa(ci, v);
     }
     fclose(f);
 }

@@ -64,10 +64,12 @@ cJSON *kb_json_read_file(const char *path, kb_err *err) {
     return root;
 }
 
-static const char *dot(const char *field) { return field[0] ? "." : ""; }
+static const char *dot(const char *field) {
+    return field[0] ? "." : "";
+}
 
-int kb_json_number(const cJSON *obj, const char *key, int required, double *out,
-                   const char *file, const char *field, kb_err *err) {
+int kb_json_number(const cJSON *obj, const char *key, int required, double *out, const char *file,
+                   const char *field, kb_err *err) {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
     if (!v) {
         if (!required) return 0;

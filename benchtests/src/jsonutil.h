@@ -15,8 +15,8 @@ cJSON *kb_json_read_file(const char *path, kb_err *err);
  * required (out is left unchanged otherwise); a value of the wrong type is
  * always an error. `field` is the path of obj inside the file ("" for the
  * root) and is used in messages. */
-int kb_json_number(const cJSON *obj, const char *key, int required, double *out,
-                   const char *file, const char *field, kb_err *err);
+int kb_json_number(const cJSON *obj, const char *key, int required, double *out, const char *file,
+                   const char *field, kb_err *err);
 int kb_json_string(const cJSON *obj, const char *key, int required, char *out, size_t size,
                    const char *file, const char *field, kb_err *err);
 

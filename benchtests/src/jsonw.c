@@ -78,7 +78,9 @@ static void put_number(sbuf *b, double v) {
         put(b, "%s", text);
 }
 
-static int is_scalar(const cJSON *v) { return !cJSON_IsArray(v) && !cJSON_IsObject(v); }
+static int is_scalar(const cJSON *v) {
+    return !cJSON_IsArray(v) && !cJSON_IsObject(v);
+}
 
 static int cmp_keys(const void *a, const void *b) {
     return strcmp((*(const cJSON *const *)a)->string, (*(const cJSON *const *)b)->string);

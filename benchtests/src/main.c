@@ -100,8 +100,8 @@ static int setup(driver *d, int argc, char **argv, kb_err *err) {
     if (d->opt.help) return 0;
     d->ctx.kernel = kb_this_kernel();
     char default_manifest[4096];
-    snprintf(default_manifest, sizeof default_manifest, "%s/kernels/%s/kernel.json",
-             KB_SOURCE_DIR, d->ctx.kernel->name);
+    snprintf(default_manifest, sizeof default_manifest, "%s/kernels/%s/kernel.json", KB_SOURCE_DIR,
+             d->ctx.kernel->name);
     const char *path = d->opt.manifest ? d->opt.manifest : default_manifest;
     if (kb_manifest_load(&d->manifest, path, err) != 0) return -1;
     if (strcmp(d->manifest.name, d->ctx.kernel->name) != 0)
@@ -149,9 +149,9 @@ static int write_result(const driver *d, const kb_report *rep, const char *statu
     cJSON_Delete(json);
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.json", d->opt.results_dir, d->test_name);
-    int rc = !text ? kb_fail(err, "%s: out of memory", path)
+    int rc = !text                                      ? kb_fail(err, "%s: out of memory", path)
              : kb_mkdir_p(d->opt.results_dir, err) != 0 ? -1
-                                                         : kb_write_file_atomic(path, text, err);
+                                                        : kb_write_file_atomic(path, text, err);
     free(text);
     return rc;
 }
@@ -161,9 +161,10 @@ static const char *baseline_note(const driver *d, const kb_case_result *res, int
     if (!d->baseline.root) return "no baseline file: latency not gated";
     for (int i = 0; i < n; ++i) {
         if (res[i].lat.verdict != KB_LAT_OTHER_HARDWARE) continue;
-        snprintf(note, sizeof note,
-                 "recorded on other hardware, latency not gated\n     baseline: %s\n     here:     %s",
-                 res[i].base.hardware_id, d->hardware_id);
+        snprintf(
+            note, sizeof note,
+            "recorded on other hardware, latency not gated\n     baseline: %s\n     here:     %s",
+            res[i].base.hardware_id, d->hardware_id);
         return note;
     }
     return NULL;
@@ -179,8 +180,8 @@ static int run_all(driver *d, kb_case_result *res, int *n) {
 }
 
 static int finish(driver *d, kb_case_result *res, int n, kb_err *err) {
-    kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path,
-                     baseline_note(d, res, n), res, n};
+    kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path, baseline_note(d, res, n),
+                     res,          n};
     kb_report_table(stdout, &rep);
     int failed = kb_report_failures(stdout, &rep);
     cJSON *env = kb_env_describe(d->hardware_id, d->profile);

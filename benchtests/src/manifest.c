@@ -20,8 +20,9 @@ static int load_backends(kb_manifest *m, const cJSON *root, kb_err *err) {
         for (size_t k = 0; k < sizeof known_backends / sizeof *known_backends; ++k)
             known |= cJSON_IsString(it) && strcmp(it->valuestring, known_backends[k]) == 0;
         if (!known)
-            return kb_fail(err, "%s: field 'backends[%d]': unknown backend %s%s%s "
-                                "(expected cpu, cuda or hip)",
+            return kb_fail(err,
+                           "%s: field 'backends[%d]': unknown backend %s%s%s "
+                           "(expected cpu, cuda or hip)",
                            m->path, i, cJSON_IsString(it) ? "'" : "",
                            cJSON_IsString(it) ? it->valuestring : "(not a string)",
                            cJSON_IsString(it) ? "'" : "");
@@ -36,15 +37,15 @@ static int load_backends(kb_manifest *m, const cJSON *root, kb_err *err) {
 static int load_precisions(kb_manifest *m, const cJSON *root, kb_err *err) {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "precisions");
     if (!cJSON_IsArray(arr) || cJSON_GetArraySize(arr) == 0)
-        return kb_fail(err, "%s: field 'precisions': expected a non-empty array of names",
-                       m->path);
+        return kb_fail(err, "%s: field 'precisions': expected a non-empty array of names", m->path);
     int i = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, arr) {
         int p = cJSON_IsString(it) ? kb_prec_parse(it->valuestring) : -1;
         if (p < 0)
-            return kb_fail(err, "%s: field 'precisions[%d]': unknown precision '%s' "
-                                "(expected fp64, fp32, fp16 or bf16)",
+            return kb_fail(err,
+                           "%s: field 'precisions[%d]': unknown precision '%s' "
+                           "(expected fp64, fp32, fp16 or bf16)",
                            m->path, i, cJSON_IsString(it) ? it->valuestring : "(not a string)");
         m->precisions |= 1u << p;
         ++i;
@@ -61,8 +62,7 @@ static int load_tolerance(kb_manifest *m, const cJSON *root, kb_err *err) {
     cJSON_ArrayForEach(it, tol) {
         int p = kb_prec_parse(it->string);
         if (p < 0)
-            return kb_fail(err, "%s: field 'tolerance.%s': unknown precision", m->path,
-                           it->string);
+            return kb_fail(err, "%s: field 'tolerance.%s': unknown precision", m->path, it->string);
         char field[64];
         snprintf(field, sizeof field, "tolerance.%s", it->string);
         kb_tolerance *t = &m->tol[p];
@@ -75,15 +75,17 @@ static int load_tolerance(kb_manifest *m, const cJSON *root, kb_err *err) {
     }
     for (int p = 0; p < KB_PREC_COUNT; ++p)
         if ((m->precisions & (1u << p)) && !m->tol[p].present)
-            return kb_fail(err, "%s: field 'tolerance.%s': missing (the kernel lists %s in "
-                                "'precisions')",
+            return kb_fail(err,
+                           "%s: field 'tolerance.%s': missing (the kernel lists %s in "
+                           "'precisions')",
                            m->path, kb_prec_name((kb_prec)p), kb_prec_name((kb_prec)p));
     return 0;
 }
 
-static int add_dim(kb_manifest *m, kb_case *c, const char *name, const cJSON *v,
-                   const char *field, kb_err *err) {
-    if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble != (double)(int64_t)v->valuedouble)
+static int add_dim(kb_manifest *m, kb_case *c, const char *name, const cJSON *v, const char *field,
+                   kb_err *err) {
+    if (!cJSON_IsNumber(v) || v->valuedouble < 1 ||
+        v->valuedouble != (double)(int64_t)v->valuedouble)
         return kb_fail(err, "%s: field '%s.%s': expected a positive integer", m->path, field, name);
     if (c->n_dims == KB_MAX_DIMS)
         return kb_fail(err, "%s: field '%s': more than %d dims", m->path, field, KB_MAX_DIMS);
@@ -116,8 +118,8 @@ static int load_case_list(kb_manifest *m, const cJSON *arr, kb_err *err) {
             return -1;
         const cJSON *dims = cJSON_GetObjectItemCaseSensitive(it, "dims");
         if (!cJSON_IsObject(dims) || !dims->child)
-            return kb_fail(err, "%s: field '%s.dims': expected an object of integer dims",
-                           m->path, field);
+            return kb_fail(err, "%s: field '%s.dims': expected an object of integer dims", m->path,
+                           field);
         strcat(field, ".dims");
         const cJSON *d;
         cJSON_ArrayForEach(d, dims) if (add_dim(m, c, d->string, d, field, err) != 0) return -1;
@@ -147,8 +149,8 @@ static int load_sweep(kb_manifest *m, const cJSON *sweep, kb_err *err) {
         for (int a = 0; a < n_axes; ++a) {
             const cJSON *v = cJSON_GetArrayItem(axes[a], idx[a]);
             if (add_dim(m, c, axes[a]->string, v, "sweep", err) != 0) return -1;
-            len += (size_t)snprintf(c->name + len, sizeof c->name - len, "%s%s%lld",
-                                    a ? "_" : "", axes[a]->string, (long long)c->dims[a]);
+            len += (size_t)snprintf(c->name + len, sizeof c->name - len, "%s%s%lld", a ? "_" : "",
+                                    axes[a]->string, (long long)c->dims[a]);
             if (len >= sizeof c->name) return kb_fail(err, "%s: sweep case name too long", m->path);
         }
         int a = n_axes - 1;
@@ -173,8 +175,8 @@ static int check_cases(kb_manifest *m, kb_err *err) {
 static int load_root(kb_manifest *m, const cJSON *root, kb_err *err) {
     if (!cJSON_IsObject(root)) return kb_fail(err, "%s: expected a JSON object", m->path);
     if (kb_json_string(root, "name", 1, m->name, sizeof m->name, m->path, "", err) != 0 ||
-        kb_json_string(root, "description", 0, m->description, sizeof m->description, m->path,
-                       "", err) != 0 ||
+        kb_json_string(root, "description", 0, m->description, sizeof m->description, m->path, "",
+                       err) != 0 ||
         kb_json_string(root, "flops", 1, m->flops, sizeof m->flops, m->path, "", err) != 0 ||
         kb_json_string(root, "bytes", 1, m->bytes, sizeof m->bytes, m->path, "", err) != 0)
         return -1;

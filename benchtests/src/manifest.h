@@ -6,8 +6,7 @@
 #include "case.h"
 #include "error.h"
 
-
-#define KB_MAX_CASES 256
+#define KB_MAX_CASES    256
 #define KB_MAX_BACKENDS 4
 
 typedef struct kb_tolerance {

@@ -5,7 +5,9 @@
 static const char *const names[KB_PREC_COUNT] = {"fp64", "fp32", "fp16", "bf16"};
 static const size_t sizes[KB_PREC_COUNT] = {8, 4, 2, 2};
 
-const char *kb_prec_name(kb_prec p) { return (unsigned)p < KB_PREC_COUNT ? names[p] : NULL; }
+const char *kb_prec_name(kb_prec p) {
+    return (unsigned)p < KB_PREC_COUNT ? names[p] : NULL;
+}
 
 int kb_prec_parse(const char *name) {
     for (int i = 0; i < KB_PREC_COUNT; ++i)
@@ -13,4 +15,6 @@ int kb_prec_parse(const char *name) {
     return -1;
 }
 
-size_t kb_prec_size(kb_prec p) { return (unsigned)p < KB_PREC_COUNT ? sizes[p] : 0; }
+size_t kb_prec_size(kb_prec p) {
+    return (unsigned)p < KB_PREC_COUNT ? sizes[p] : 0;
+}

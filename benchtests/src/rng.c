@@ -16,7 +16,9 @@ static uint64_t fnv1a(const char *s) {
     return h;
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k) {
+    return (x << k) | (x >> (64 - k));
+}
 
 void kb_rng_seed(kb_rng *r, uint64_t seed, const char *stream) {
     uint64_t x = seed ^ fnv1a(stream);
@@ -35,7 +37,9 @@ uint64_t kb_rng_next(kb_rng *r) {
     return result;
 }
 
-double kb_rng_uniform(kb_rng *r) { return (double)(kb_rng_next(r) >> 11) * 0x1p-53; }
+double kb_rng_uniform(kb_rng *r) {
+    return (double)(kb_rng_next(r) >> 11) * 0x1p-53;
+}
 
 double kb_rng_normal(kb_rng *r) {
     /* Box-Muller; 1 - u keeps the logarithm's argument in (0, 1]. */

@@ -13,27 +13,28 @@ extern const char *kb_test_current;
 
 #define KB_TEST_FAIL(fmt, ...)                                                                     \
     do {                                                                                           \
-        fprintf(stderr, "%s:%d: [%s] " fmt "\n", __FILE__, __LINE__, kb_test_current,            \
+        fprintf(stderr, "%s:%d: [%s] " fmt "\n", __FILE__, __LINE__, kb_test_current,              \
                 __VA_ARGS__);                                                                      \
         kb_test_failures++;                                                                        \
     } while (0)
 
 #define ASSERT(cond)                                                                               \
     do {                                                                                           \
-        if (!(cond)) KB_TEST_FAIL("assertion failed: %s", #cond);                                 \
+        if (!(cond)) KB_TEST_FAIL("assertion failed: %s", #cond);                                  \
     } while (0)
 
 #define ASSERT_INT_EQ(a, b)                                                                        \
     do {                                                                                           \
         long long a_ = (long long)(a), b_ = (long long)(b);                                        \
-        if (a_ != b_) KB_TEST_FAIL("%s == %s: %lld != %lld", #a, #b, a_, b_);                     \
+        if (a_ != b_) KB_TEST_FAIL("%s == %s: %lld != %lld", #a, #b, a_, b_);                      \
     } while (0)
 
 #define ASSERT_NEAR(a, b, tol)                                                                     \
     do {                                                                                           \
         double a_ = (a), b_ = (b);                                                                 \
         if (!(fabs(a_ - b_) <= (tol)))                                                             \
-            KB_TEST_FAIL("%s ~= %s: %.17g vs %.17g (tolerance %g)", #a, #b, a_, b_, (double)(tol)); \
+            KB_TEST_FAIL("%s ~= %s: %.17g vs %.17g (tolerance %g)", #a, #b, a_, b_,                \
+                         (double)(tol));                                                           \
     } while (0)
 
 #define ASSERT_STR_CONTAINS(haystack, needle)                                                      \

@@ -25,8 +25,7 @@ static int count_entries(const char *d) {
     if (!dp) return -1;
     int n = 0;
     struct dirent *de;
-    while ((de = readdir(dp)) != NULL)
-        n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    while ((de = readdir(dp)) != NULL) n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
     closedir(dp);
     return n;
 }
@@ -80,8 +79,8 @@ static void test_mkdir_p_nested(void) {
     kb_test_join(path, sizeof path, d, "a/b/c/d");
     ASSERT_INT_EQ(kb_mkdir_p(path, &err), 0);
     ASSERT(is_dir(path));
-    ASSERT_INT_EQ(kb_mkdir_p(path, &err), 0); /* existing: fine */
-    kb_test_join(path, sizeof path, d, "a/b/e/");     /* trailing slash */
+    ASSERT_INT_EQ(kb_mkdir_p(path, &err), 0);     /* existing: fine */
+    kb_test_join(path, sizeof path, d, "a/b/e/"); /* trailing slash */
     ASSERT_INT_EQ(kb_mkdir_p(path, &err), 0);
     ASSERT(is_dir(path));
     kb_test_join(path, sizeof path, d, "x//y"); /* doubled slash */

@@ -5,10 +5,14 @@
 
 static int lookup(void *ctx, const char *name, double *v) {
     (void)ctx;
-    if (strcmp(name, "rows") == 0) *v = 4096;
-    else if (strcmp(name, "cols") == 0) *v = 768;
-    else if (strcmp(name, "elem") == 0) *v = 2;
-    else return -1;
+    if (strcmp(name, "rows") == 0)
+        *v = 4096;
+    else if (strcmp(name, "cols") == 0)
+        *v = 768;
+    else if (strcmp(name, "elem") == 0)
+        *v = 2;
+    else
+        return -1;
     return 0;
 }
 

@@ -13,8 +13,7 @@ static const char *const env_vars[] = {"KBENCH_PROFILE",          "KBENCH_BASELI
                                        "KBENCH_ACCURACY_DRIFT",   "KBENCH_SEED"};
 
 static void clear_env(void) {
-    for (size_t i = 0; i < sizeof env_vars / sizeof *env_vars; ++i)
-        unsetenv(env_vars[i]);
+    for (size_t i = 0; i < sizeof env_vars / sizeof *env_vars; ++i) unsetenv(env_vars[i]);
 }
 
 /* Parses "kbench" followed by the NULL-terminated arguments. */

@@ -47,8 +47,7 @@ static void test_stops_at_ci_target(void) {
     ASSERT(s.stop_rule && strcmp(s.stop_rule, "ci_target") == 0);
     ASSERT_INT_EQ(s.reps, 1); /* 0.5 ms per call already lasts sample_min_s */
     ASSERT_INT_EQ(f.calls, 2 + 10);
-    for (int i = 0; i < s.n; ++i)
-        ASSERT_NEAR(s.ms[i], 0.5, 0);
+    for (int i = 0; i < s.n; ++i) ASSERT_NEAR(s.ms[i], 0.5, 0);
     ASSERT(s.elapsed_s >= 0.0);
     kb_samples_free(&s);
     ASSERT(s.ms == NULL && s.n == 0);
@@ -115,8 +114,7 @@ static void test_reps_batching(void) {
     ASSERT_INT_EQ(s.reps, 500);
     ASSERT_INT_EQ(f.last_reps, 500);
     /* Samples are per call: 500 x 0.001 ms / 500. */
-    for (int i = 0; i < s.n; ++i)
-        ASSERT_NEAR(s.ms[i], 0.001, 1e-15);
+    for (int i = 0; i < s.n; ++i) ASSERT_NEAR(s.ms[i], 0.001, 1e-15);
     kb_samples_free(&s);
 
     /* 0.3 ms a call: ceil(0.5 / 0.3) = 2. */

@@ -102,8 +102,7 @@ static void test_median_ci_brackets_median(void) {
      * CI ranks 50 -+ 1.96 * 10 / 2 = 50 -+ 9.8: floor 40 and ceil 60, that is
      * the values 41 and 61. */
     double x[100];
-    for (int i = 0; i < 100; ++i)
-        x[i] = (double)((i * 37) % 100 + 1);
+    for (int i = 0; i < 100; ++i) x[i] = (double)((i * 37) % 100 + 1);
     kb_stats s;
     ASSERT_INT_EQ(kb_stats_compute(x, 100, &s), 0);
     ASSERT_NEAR(s.median, 50.5, 1e-12);
@@ -115,8 +114,7 @@ static void test_median_ci_brackets_median(void) {
     kb_rng r;
     kb_rng_seed(&r, 7, "ci");
     double y[37];
-    for (int i = 0; i < 37; ++i)
-        y[i] = 1.0 + 0.05 * kb_rng_normal(&r);
+    for (int i = 0; i < 37; ++i) y[i] = 1.0 + 0.05 * kb_rng_normal(&r);
     ASSERT_INT_EQ(kb_stats_compute(y, 37, &s), 0);
     ASSERT(s.ci_lo < s.median && s.median < s.ci_hi);
     ASSERT(s.min <= s.ci_lo && s.ci_hi <= s.max);
@@ -127,8 +125,7 @@ static void jittered(double *x, int n, double center, double rel, uint64_t seed,
                      const char *stream) {
     kb_rng r;
     kb_rng_seed(&r, seed, stream);
-    for (int i = 0; i < n; ++i)
-        x[i] = center * (1.0 + rel * (2.0 * kb_rng_uniform(&r) - 1.0));
+    for (int i = 0; i < n; ++i) x[i] = center * (1.0 + rel * (2.0 * kb_rng_uniform(&r) - 1.0));
 }
 
 static void test_mann_whitney_identical_not_significant(void) {
@@ -163,8 +160,7 @@ static void test_mann_whitney_scale(void) {
     double base[20], cur[20], same[20];
     jittered(base, 20, 1.0, 0.01, 3, "base");
     jittered(cur, 20, 1.3, 0.01, 3, "cur");
-    for (int i = 0; i < 20; ++i)
-        same[i] = base[i] * 1.3;
+    for (int i = 0; i < 20; ++i) same[i] = base[i] * 1.3;
     /* 1.3x the baseline against the baseline scaled by 1.3: not greater. */
     ASSERT(kb_mann_whitney_greater(same, 20, base, 20, 1.3) >= 0.5);
     ASSERT(kb_mann_whitney_greater(cur, 20, base, 20, 1.3) > 0.001);

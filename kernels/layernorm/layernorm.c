@@ -28,11 +28,9 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
         T acc[KB_CPU_LANES] = {0};                                                                 \
         for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
-            for (size_t j = 0; j < KB_CPU_LANES; j++)                                              \
-                acc[j] += x[i + j];                                                                \
+            for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] += x[i + j];                          \
         T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
-        for (size_t i = nv; i < n; i++)                                                            \
-            sum += x[i];                                                                           \
+        for (size_t i = nv; i < n; i++) sum += x[i];                                               \
         return sum;                                                                                \
     }                                                                                              \
                                                                                                    \
@@ -43,8 +41,7 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
             for (size_t j = 0; j < KB_CPU_LANES; j++)                                              \
                 acc[j] += (x[i + j] - mean) * (x[i + j] - mean);                                   \
         T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
-        for (size_t i = nv; i < n; i++)                                                            \
-            sum += (x[i] - mean) * (x[i] - mean);                                                  \
+        for (size_t i = nv; i < n; i++) sum += (x[i] - mean) * (x[i] - mean);                      \
         return sum;                                                                                \
     }                                                                                              \
                                                                                                    \
@@ -53,8 +50,7 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
         const T mean = layernorm_sum_##SUFFIX(x, n) / (T)n;                                        \
         const T var = layernorm_sqdev_##SUFFIX(x, n, mean) / (T)n;                                 \
         const T rstd = (T)1 / SQRT(var + (T)LAYERNORM_EPS);                                        \
-        for (size_t i = 0; i < n; i++)                                                             \
-            y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];                                      \
+        for (size_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];           \
     }
 
 LAYERNORM_ROW(double, f64, sqrt)
@@ -90,10 +86,8 @@ static int layernorm_cpu(const kb_args *a) {
                               (float *)a->out[0] + r * n, n);
         return 0;
     case KB_FP16:
-    case KB_BF16:
-        return layernorm_half(a, rows, n);
-    default:
-        fprintf(stderr, "layernorm: no cpu implementation for precision %d\n", (int)a->prec);
+    case KB_BF16: return layernorm_half(a, rows, n);
+    default: fprintf(stderr, "layernorm: no cpu implementation for precision %d\n", (int)a->prec);
     }
     return 1;
 }

@@ -36,8 +36,7 @@ static float softmax_max_f32(const float *restrict x, size_t n) {
 /* Scalar: with libm's exp the double path is bound by exp, not by the max. */
 static double softmax_max_f64(const double *restrict x, size_t n) {
     double m = -INFINITY;
-    for (size_t i = 0; i < n; i++)
-        m = x[i] > m ? x[i] : m;
+    for (size_t i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
     return m;
 }
 
@@ -60,8 +59,7 @@ static double softmax_max_f64(const double *restrict x, size_t n) {
             sum += y[i];                                                                           \
         }                                                                                          \
         const T inv = (T)1 / sum;                                                                  \
-        for (size_t i = 0; i < n; i++)                                                             \
-            y[i] *= inv;                                                                           \
+        for (size_t i = 0; i < n; i++) y[i] *= inv;                                                \
     }
 
 SOFTMAX_ROW(double, f64, exp)
@@ -92,10 +90,8 @@ static int softmax_cpu(const kb_args *a) {
                             cols);
         return 0;
     case KB_FP16:
-    case KB_BF16:
-        return softmax_half(a, rows, cols);
-    default:
-        fprintf(stderr, "softmax: no cpu implementation for precision %d\n", (int)a->prec);
+    case KB_BF16: return softmax_half(a, rows, cols);
+    default: fprintf(stderr, "softmax: no cpu implementation for precision %d\n", (int)a->prec);
     }
     return 1;
 }

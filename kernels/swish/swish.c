@@ -19,8 +19,7 @@ static void swish_layout(const kb_case *c, kb_layout *l) {
  * clamped, or inf in double) and y goes to -0 as it should. */
 #define SWISH_BLOCK(T, SUFFIX, EXP)                                                                \
     static void swish_##SUFFIX(const T *restrict x, T *restrict y, size_t n) {                     \
-        for (size_t i = 0; i < n; i++)                                                             \
-            y[i] = x[i] / ((T)1 + EXP(-x[i]));                                                     \
+        for (size_t i = 0; i < n; i++) y[i] = x[i] / ((T)1 + EXP(-x[i]));                          \
     }
 
 SWISH_BLOCK(double, f64, exp)

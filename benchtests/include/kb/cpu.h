@@ -11,8 +11,8 @@
 #include "kb/prec.h"
 
 #include <stddef.h>
-#include <stdio.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __F16C__
 #include <immintrin.h>
@@ -27,8 +27,7 @@ static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, 
                                  size_t off, size_t n) {
     const uint16_t *restrict s = (const uint16_t *)src + off;
     if (p == KB_BF16) {
-        for (size_t i = 0; i < n; i++)
-            dst[i] = kb_bf16_to_f32(s[i]);
+        for (size_t i = 0; i < n; i++) dst[i] = kb_bf16_to_f32(s[i]);
     } else {
         size_t i = 0;
 #ifdef __F16C__
@@ -36,8 +35,7 @@ static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, 
         for (; i + 8 <= n; i += 8)
             _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
 #endif
-        for (; i < n; i++)
-            dst[i] = kb_f16_to_f32(s[i]);
+        for (; i < n; i++) dst[i] = kb_f16_to_f32(s[i]);
     }
 }
 
@@ -46,8 +44,7 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
                                    const float *restrict src, size_t n) {
     uint16_t *restrict d = (uint16_t *)dst + off;
     if (p == KB_BF16) {
-        for (size_t i = 0; i < n; i++)
-            d[i] = kb_f32_to_bf16(src[i]);
+        for (size_t i = 0; i < n; i++) d[i] = kb_f32_to_bf16(src[i]);
     } else {
         size_t i = 0;
 #ifdef __F16C__
@@ -56,8 +53,7 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
             _mm_storeu_si128((__m128i *)(d + i),
                              _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
 #endif
-        for (; i < n; i++)
-            d[i] = kb_f32_to_f16(src[i]);
+        for (; i < n; i++) d[i] = kb_f32_to_f16(src[i]);
     }
 }
 
@@ -73,16 +69,14 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
 static inline float kb_cpu_lanes_sum_f32(float *acc) {
 #pragma GCC unroll 8
     for (size_t w = KB_CPU_LANES / 2; w > 0; w /= 2)
-        for (size_t j = 0; j < w; j++)
-            acc[j] += acc[j + w];
+        for (size_t j = 0; j < w; j++) acc[j] += acc[j + w];
     return acc[0];
 }
 
 static inline double kb_cpu_lanes_sum_f64(double *acc) {
 #pragma GCC unroll 8
     for (size_t w = KB_CPU_LANES / 2; w > 0; w /= 2)
-        for (size_t j = 0; j < w; j++)
-            acc[j] += acc[j + w];
+        for (size_t j = 0; j < w; j++) acc[j] += acc[j + w];
     return acc[0];
 }
 

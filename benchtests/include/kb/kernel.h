@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #define KB_MAX_TENSORS 8
-#define KB_MAX_DIMS 8
-#define KB_MAX_IMPLS 8
+#define KB_MAX_DIMS    8
+#define KB_MAX_IMPLS   8
 
 /* One case of the manifest: a name and named integer dimensions. */
 typedef struct kb_case kb_case;
@@ -86,6 +86,8 @@ typedef struct kb_kernel {
 const kb_kernel *kb_this_kernel(void);
 
 #define KB_REGISTER_KERNEL(def)                                                                    \
-    const kb_kernel *kb_this_kernel(void) { return &(def); }
+    const kb_kernel *kb_this_kernel(void) {                                                        \
+        return &(def);                                                                             \
+    }
 
 #endif

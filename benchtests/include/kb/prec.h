@@ -30,7 +30,9 @@ static inline uint32_t kb_f32_to_bits(float f) {
     return u;
 }
 
-static inline float kb_bf16_to_f32(uint16_t h) { return kb_bits_to_f32((uint32_t)h << 16); }
+static inline float kb_bf16_to_f32(uint16_t h) {
+    return kb_bits_to_f32((uint32_t)h << 16);
+}
 
 static inline uint16_t kb_f32_to_bf16(float f) {
     uint32_t u = kb_f32_to_bits(f);
@@ -73,10 +75,10 @@ static inline uint16_t kb_f32_to_f16(float f) {
     uint32_t a = u & 0x7fffffffu;
     if (a > 0x7f800000u) return (uint16_t)(sign | 0x7e00u);
     if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u); /* rounds to inf */
-    if (a < 0x38800000u) { /* result is subnormal or zero */
-        float v = kb_bits_to_f32(a) * 0x1p24f; /* exact scale into integer range */
+    if (a < 0x38800000u) {                                   /* result is subnormal or zero */
+        float v = kb_bits_to_f32(a) * 0x1p24f;               /* exact scale into integer range */
         uint32_t i = (uint32_t)v;
-        float r = v - (float)i; /* exact: v < 1024 */
+        float r = v - (float)i;                   /* exact: v < 1024 */
         i += r > 0.5f || (r == 0.5f && (i & 1u)); /* round half to even */
         return (uint16_t)(sign | i);
     }
