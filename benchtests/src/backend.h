@@ -22,7 +22,8 @@ typedef struct kb_backend {
     int (*time_calls)(kb_impl_fn fn, const kb_args *a, int reps, double *ms);
     /* Times `reps` passes of dst[i] = s * src[i] over `bytes` of each buffer
      * (allocated with alloc): the machine's own bandwidth, which the gate
-     * uses to tell a slower kernel from a slower machine (probe.h). */
+     * uses to tell a slower kernel from a slower machine (probe.h). May be
+     * NULL: the gate then cannot allow for machine drift. */
     int (*time_stream)(void *dst, const void *src, size_t bytes, int reps, double *ms);
     /* Baseline profile slug and exact hardware id of the device. */
     void (*identify)(char *profile, size_t psize, char *hardware_id, size_t hsize);
