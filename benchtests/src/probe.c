@@ -3,6 +3,7 @@
 #include "stats.h"
 #include "timer.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MIN_SAMPLES   5
@@ -19,18 +20,23 @@ void kb_probe_init(kb_probe *p, const kb_backend *backend, double case_bytes) {
     p->bytes = moved / 2 / 64 * 64;
 }
 
-/* Allocates and fills both buffers; the first pass also faults the pages in. */
+/* Allocates both buffers and zeroes the source with one upload. The first
+ * pass faults the pages in; the second, timed, sets how many passes make a
+ * sample. */
 static int allocate(kb_probe *p, kb_err *err) {
     p->src = p->backend->alloc(p->bytes, err);
     if (!p->src) return -1;
     p->dst = p->backend->alloc(p->bytes, err);
     if (!p->dst) return -1;
-    static const double one[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-    for (size_t off = 0; off < p->bytes; off += sizeof one)
-        if (p->backend->upload((char *)p->src + off, one, sizeof one, err) != 0) return -1;
-    double ms;
-    if (p->backend->time_stream(p->dst, p->src, p->bytes, 1, &ms) != 0)
-        return kb_fail(err, "the %s bandwidth probe failed", p->backend->name);
+    void *zeros = calloc(1, p->bytes);
+    if (!zeros) return kb_fail(err, "out of host memory for the bandwidth probe");
+    int rc = p->backend->upload(p->src, zeros, p->bytes, err);
+    free(zeros);
+    if (rc != 0) return -1;
+    double ms = 0.0;
+    for (int pass = 0; pass < 2; ++pass)
+        if (p->backend->time_stream(p->dst, p->src, p->bytes, 1, &ms) != 0)
+            return kb_fail(err, "the %s bandwidth probe failed", p->backend->name);
     p->reps = ms > 0.0 && ms < SAMPLE_MIN_MS ? (int)(SAMPLE_MIN_MS / ms) + 1 : 1;
     return 0;
 }
