@@ -50,9 +50,12 @@ void kb_report_table(FILE *f, const kb_report *rep) {
 
 static void print_rounds(FILE *f, const kb_case_result *r) {
     fprintf(f, "  rounds:     ");
-    for (int i = 0; i < r->n_rounds; ++i)
-        fprintf(f, "%s%.4f ms (x%.3f)", i ? ", " : "", r->rounds[i].median,
+    for (int i = 0; i < r->n_rounds; ++i) {
+        fprintf(f, "%s%.4f ms (x%.3f", i ? ", " : "", r->rounds[i].median,
                 r->rounds[i].median / r->base.median_ms);
+        if (r->round_cpu[i] >= 0) fprintf(f, ", cpu %d", r->round_cpu[i]);
+        fprintf(f, ")");
+    }
     fprintf(f, "\n");
     if (r->base.probe_gbps <= 0.0 || r->probe_gbps[0] <= 0.0) return;
     fprintf(f, "  probe:      baseline %.2f GB/s; now ", r->base.probe_gbps);
@@ -175,6 +178,7 @@ static cJSON *rounds_json(const kb_case_result *r) {
         cJSON_AddNumberToObject(o, "reps", r->rounds[i].reps);
         cJSON_AddNumberToObject(o, "elapsed_ms", r->rounds[i].elapsed_s * 1e3);
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
+        if (r->round_cpu[i] >= 0) cJSON_AddNumberToObject(o, "cpu", r->round_cpu[i]);
         if (r->probe_gbps[i] > 0.0) cJSON_AddNumberToObject(o, "probe_gbps", r->probe_gbps[i]);
         cJSON_AddItemToObject(o, "samples_ms", samples_json(&r->rounds[i]));
         cJSON_AddItemToArray(arr, o);

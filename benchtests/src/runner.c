@@ -1,5 +1,6 @@
 #include "runner.h"
 
+#include "affinity.h"
 #include "case.h"
 #include "probe.h"
 #include "rng.h"
@@ -129,18 +130,67 @@ static void free_buffers(const kb_run_ctx *ctx, buffers *bf) {
 typedef struct timing_ctx {
     const kb_run_ctx *ctx;
     const kb_impl *impl;
-    const kb_args *args;
+    buffers *bf;
     kb_probe *probe;
+    kb_affinity cpus;
 } timing_ctx;
+
+/* Gives one buffer a fresh allocation with the same contents. The new one is
+ * made before the old one is released, so it lands on other pages; when
+ * memory is too short for both, the buffer stays where it is. */
+static int move_buffer(const kb_run_ctx *ctx, void **dev, size_t bytes, kb_err *err) {
+    kb_err ignored;
+    void *host = malloc(bytes ? bytes : 1);
+    void *fresh = host ? ctx->backend->alloc(bytes, &ignored) : NULL;
+    int rc = 0;
+    if (fresh) {
+        rc = ctx->backend->download(host, *dev, bytes, err) != 0 ||
+                     ctx->backend->upload(fresh, host, bytes, err) != 0
+                 ? -1
+                 : 0;
+        ctx->backend->release(rc == 0 ? *dev : fresh);
+        if (rc == 0) *dev = fresh;
+    }
+    free(host);
+    return rc;
+}
+
+/* Moves every buffer of the case, so that a round does not inherit the
+ * previous round's placement in memory (cache sets, pages, NUMA node). */
+static int relocate(const kb_run_ctx *ctx, buffers *bf, kb_err *err) {
+    size_t elem = kb_prec_size(ctx->prec);
+    for (int i = 0; i < bf->layout.n_in; ++i) {
+        if (move_buffer(ctx, &bf->dev_in[i], bf->layout.in[i].count * elem, err) != 0) return -1;
+        bf->args.in[i] = bf->dev_in[i];
+    }
+    for (int i = 0; i < bf->layout.n_out; ++i) {
+        if (move_buffer(ctx, &bf->dev_out[i], bf->layout.out[i].count * elem, err) != 0) return -1;
+        bf->args.out[i] = bf->dev_out[i];
+    }
+    if (bf->args.workspace)
+        return move_buffer(ctx, &bf->args.workspace, bf->args.workspace_bytes, err);
+    return 0;
+}
+
+/* Every round after the first runs on the next CPU the process may use, on
+ * buffers first touched from there: a slower kernel is slower everywhere,
+ * a busy neighbour or an unlucky placement is not (docs/gate.md, rule 3). */
+static int place_round(const kb_run_ctx *ctx, timing_ctx *tc, const kb_case_result *r,
+                       kb_err *err) {
+    int cpu = kb_affinity_next(&tc->cpus, r->round_cpu[0], r->n_rounds);
+    if (cpu >= 0) (void)kb_affinity_pin(cpu); /* not allowed there: the scheduler decides */
+    return relocate(ctx, tc->bf, err);
+}
 
 static int time_reps(void *p, int reps, double *ms) {
     const timing_ctx *t = p;
-    return t->ctx->backend->time_calls(t->impl->run, t->args, reps, ms);
+    return t->ctx->backend->time_calls(t->impl->run, &t->bf->args, reps, ms);
 }
 
 static int measure_round(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r) {
     kb_samples *s = &r->rounds[r->n_rounds];
     memset(s, 0, sizeof *s);
+    r->round_cpu[r->n_rounds] = kb_affinity_current();
     if (kb_sample(&ctx->opt->sampling, time_reps, (void *)tc, s) != 0) return -1;
     r->n_rounds++;
     return 0;
@@ -179,10 +229,12 @@ static int measure_and_decide(const kb_run_ctx *ctx, const timing_ctx *tc, kb_ca
  * rounds spaced in time and keeps the fastest (every round's median goes
  * into the baseline too: their spread tells the gate how far the case
  * wanders by itself); gating re-measures a suspected slowdown after growing
- * pauses, so a burst of load on the machine can pass. */
-static int time_case(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r, kb_err *err) {
+ * pauses, so a burst of load on the machine can pass. Either way each round
+ * after the first runs on the next CPU with its buffers moved. */
+static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, kb_err *err) {
     double pause = ctx->opt->confirm_pause_s;
     for (;;) {
+        if (r->n_rounds > 0 && place_round(ctx, tc, r, err) != 0) return -1;
         if (measure_and_decide(ctx, tc, r, err) != 0) return -1;
         if (ctx->opt->update) {
             if (r->n_rounds >= ctx->opt->record_rounds) {
@@ -217,8 +269,10 @@ static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *i
     if (check_outputs(ctx, bf, r, err) != 0) return -1;
     kb_probe probe;
     kb_probe_init(&probe, ctx->backend, r->bytes);
-    timing_ctx tc = {ctx, impl, &bf->args, &probe};
+    timing_ctx tc = {ctx, impl, bf, &probe, {0}};
+    kb_affinity_init(&tc.cpus);
     int rc = time_case(ctx, &tc, r, err);
+    kb_affinity_restore(&tc.cpus);
     kb_probe_free(&probe);
     if (rc != 0) return -1;
     summarise(r);

@@ -33,6 +33,7 @@ typedef struct kb_case_result {
     char acc_why[1024];
     kb_samples rounds[KB_MAX_ROUNDS];
     double probe_gbps[KB_MAX_ROUNDS]; /* bandwidth probe after each round; 0 = not run */
+    int round_cpu[KB_MAX_ROUNDS];     /* CPU each round started on; -1 = unknown */
     int n_rounds;
     kb_stats stats; /* of the best round */
     double gbps, gflops;

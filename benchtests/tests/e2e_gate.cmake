@@ -65,6 +65,10 @@ run_driver("simulated 2x slowdown" 1 --baseline "${WORK}/slow.json")
 expect_text("slowdown" "FAIL latency")
 expect_text("slowdown" "confirmation rounds")
 expect_text("slowdown" "probe:      baseline")
+if(CMAKE_HOST_SYSTEM_NAME STREQUAL "Linux")
+  # Each confirmation round names the CPU it ran on (rounds rotate over them).
+  expect_text("slowdown" ", cpu ")
+endif()
 
 # A 1.4x slowdown, with the machine's bandwidth at recording set 4x higher
 # than it is: the machine explains the slowdown, so the case passes and
