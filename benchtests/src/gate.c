@@ -13,7 +13,6 @@ kb_gate_cfg kb_gate_defaults(void) {
         .accuracy_drift = 1e-3,
         .confirm_rounds = 3,
         .alpha = 0.001,
-        .drift_floor = 0.05,
     };
 }
 
@@ -101,7 +100,9 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
         return d;
     }
     d.drift = machine_drift(rounds, n_rounds, base);
-    int drifted = d.drift > 1.0 + cfg->drift_floor && !(d.ratio / d.drift > limit + d.noise);
+    /* The machine must have moved by more than a kernel may (the tolerance):
+     * smaller drift is what the tolerance is for. */
+    int drifted = d.drift > limit && !(d.ratio / d.drift > limit + d.noise);
     d.verdict = drifted ? KB_LAT_MACHINE_DRIFT : KB_LAT_REGRESSION;
     return d;
 }

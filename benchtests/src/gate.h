@@ -15,7 +15,6 @@ typedef struct kb_gate_cfg {
     double accuracy_drift; /* allowed |rmse - baseline rmse| (KBENCH_ACCURACY_DRIFT) */
     int confirm_rounds;    /* re-measurements that must all confirm a slowdown */
     double alpha;          /* significance level of the distribution test */
-    double drift_floor;    /* machine slowdown (bandwidth probe) the gate allows for */
 } kb_gate_cfg;
 
 kb_gate_cfg kb_gate_defaults(void);
@@ -61,7 +60,7 @@ typedef struct kb_latency_decision {
  * of the baseline's recorded round medians), and the best round is
  * significantly slower
  * than the baseline's samples scaled by (1 + tolerance). When the machine's
- * bandwidth probe is slower than at recording by more than drift_floor, the
+ * bandwidth probe is slower than at recording by more than the tolerance, the
  * slowdown must also hold after dividing the ratio by the probe's slowdown;
  * if it does not, the verdict is KB_LAT_MACHINE_DRIFT. */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,

@@ -101,7 +101,7 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
                 "probe (allowed for beyond x%.2f)\n",
                 1.0 + ctx->opt->gate.latency_tol, ctx->opt->gate.confirm_rounds,
                 100.0 * r->lat.noise, 1.0 + ctx->opt->gate.latency_tol, r->lat.p_value,
-                ctx->opt->gate.alpha, r->lat.drift, 1.0 + ctx->opt->gate.drift_floor);
+                ctx->opt->gate.alpha, r->lat.drift, 1.0 + ctx->opt->gate.latency_tol);
         fprintf(f, "  baseline:   %s\n", rep->baseline_path);
     }
 }
