@@ -92,16 +92,36 @@ function(kbench_add_kernel dir)
     if(NOT backend IN_LIST KBENCH_BACKENDS)
       continue()
     endif()
+    set(driver ${exe})
+    set(gpu_labels "")
+    if(NOT backend STREQUAL "cpu")
+      set(gpu_source "${dir}/${name}.cu")
+      if(NOT EXISTS "${gpu_source}")
+        message(FATAL_ERROR "${manifest}: field 'backends': '${backend}' is declared but the "
+          "kernel has no GPU source (expected ${gpu_source})")
+      endif()
+      set(driver ${exe}-${backend})
+      cmake_language(CALL kbench_add_${backend}_driver ${name} ${driver}
+        "${cpu_sources};${reference}" "${gpu_source}")
+      target_include_directories(${driver} PRIVATE "${PROJECT_SOURCE_DIR}")
+      set_target_properties(${driver} PROPERTIES
+        RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+      set(gpu_labels gpu)
+    endif()
     foreach(prec IN LISTS precisions)
       set(test ${name}.${backend}.${prec})
       add_test(NAME ${test}
-        COMMAND ${exe} --backend ${backend} --precision ${prec} --manifest "${manifest}")
-      # RUN_SERIAL: two timed tests never share the machine under ctest -j.
+        COMMAND ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}")
+      # RUN_SERIAL: two timed tests never share the machine under ctest -j,
+      # with or without a resource spec.
       set_tests_properties(${test} PROPERTIES
-        LABELS "${backend};${prec};${name};perf;${extra_labels}"
+        LABELS "${backend};${prec};${name};perf;${gpu_labels};${extra_labels}"
         SKIP_RETURN_CODE 77
         TIMEOUT ${timeout}
         RUN_SERIAL TRUE)
+      if(gpu_labels)
+        set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "gpus:1")
+      endif()
     endforeach()
   endforeach()
   set_property(GLOBAL APPEND PROPERTY KBENCH_KERNELS ${name})

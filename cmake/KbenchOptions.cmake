@@ -1,7 +1,7 @@
 # The user-facing cache options (docs/baselines.md, CONTRACT.md).
 
-set(KBENCH_BACKENDS "cpu" CACHE STRING
-  "Backends to build and register tests for (;-list of cpu, cuda, hip)")
+set(KBENCH_BACKENDS "auto" CACHE STRING
+  "Backends to build and register tests for: ;-list of cpu, cuda, hip, or auto (cpu plus each GPU backend whose toolchain is found)")
 set(KBENCH_PROFILE "auto" CACHE STRING
   "Baseline profile (a directory under KBENCH_BASELINE_DIR); 'auto' = detected from the hardware at run time")
 set(KBENCH_BASELINE_DIR "${PROJECT_SOURCE_DIR}/baselines" CACHE PATH
@@ -13,13 +13,21 @@ set(KBENCH_RESULTS_DIR "${PROJECT_BINARY_DIR}/kbench-results")
 set(KBENCH_KNOWN_BACKENDS cpu cuda hip)
 set(KBENCH_KNOWN_PRECISIONS fp64 fp32 fp16 bf16)
 
+include(KbenchGpu)
+kbench_detect_gpu_toolchains()
+if(KBENCH_BACKENDS STREQUAL "auto")
+  set(KBENCH_BACKENDS cpu)
+  if(KBENCH_HAVE_CUDA)
+    list(APPEND KBENCH_BACKENDS cuda)
+  endif()
+  if(KBENCH_HAVE_HIP)
+    list(APPEND KBENCH_BACKENDS hip)
+  endif()
+endif()
 foreach(backend IN LISTS KBENCH_BACKENDS)
   if(NOT backend IN_LIST KBENCH_KNOWN_BACKENDS)
     message(FATAL_ERROR "KBENCH_BACKENDS: unknown backend '${backend}' "
-      "(known: ${KBENCH_KNOWN_BACKENDS})")
-  endif()
-  if(NOT backend STREQUAL "cpu")
-    message(FATAL_ERROR "KBENCH_BACKENDS: the '${backend}' backend is not part of this "
-      "version of kbench yet; use KBENCH_BACKENDS=cpu")
+      "(known: ${KBENCH_KNOWN_BACKENDS}, or auto)")
   endif()
 endforeach()
+kbench_enable_gpu_backends()

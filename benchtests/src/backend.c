@@ -9,5 +9,5 @@ static const kb_backend *const backends[] = {&kb_backend_cpu};
 const kb_backend *kb_backend_find(const char *name) {
     for (size_t i = 0; i < sizeof backends / sizeof *backends; ++i)
         if (strcmp(backends[i]->name, name) == 0) return backends[i];
-    return NULL;
+    return kb__backend_registered(name);
 }

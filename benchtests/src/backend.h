@@ -20,11 +20,14 @@ typedef struct kb_backend {
     int (*download)(void *dst, const void *src, size_t bytes, kb_err *err);
     /* Times `reps` back-to-back calls of fn(a); elapsed milliseconds in *ms. */
     int (*time_calls)(kb_impl_fn fn, const kb_args *a, int reps, double *ms);
-    /* Times `reps` passes of dst[i] = s * src[i] over `bytes` of each buffer
-     * (allocated with alloc): the machine's own bandwidth, which the gate
+    /* Times `reps` streaming passes reading `bytes` of src and writing as
+     * many to dst (buffers from alloc; the CPU scales, GPUs use the runtime's
+     * device-to-device copy): the machine's own bandwidth, which the gate
      * uses to tell a slower kernel from a slower machine (probe.h). May be
      * NULL: the gate then cannot allow for machine drift. */
     int (*time_stream)(void *dst, const void *src, size_t bytes, int reps, double *ms);
+    /* GPU backends: the stream implementations launch on (kb_args.stream). */
+    void *(*stream)(void);
     /* Baseline profile slug and exact hardware id of the device. */
     void (*identify)(char *profile, size_t psize, char *hardware_id, size_t hsize);
     /* Adds backend-specific fields to the environment record. */
@@ -33,5 +36,10 @@ typedef struct kb_backend {
 
 /* The backend of that name compiled into this driver, or NULL. */
 const kb_backend *kb_backend_find(const char *name);
+
+/* Makes a backend built into this driver findable (GPU backends call it at
+ * load time). Returns 0, or -1 when the table is full. */
+int kb_backend_register(const kb_backend *b);
+const kb_backend *kb__backend_registered(const char *name);
 
 #endif

@@ -48,6 +48,14 @@ static void list_cases(const driver *d, kb_prec prec) {
     }
 }
 
+/* The kernel's own implementations, then those registered from its GPU
+ * source; NULL past the last. */
+static const kb_impl *implementation(const kb_kernel *k, int i) {
+    int own = 0;
+    while (own < KB_MAX_IMPLS && k->impls[own].run) own++;
+    return i < own ? &k->impls[i] : kb_registered_impl(i - own);
+}
+
 /* Precision, backend and implementations for this run, checked against the
  * manifest and what the driver was built with. */
 static int select_run(driver *d, kb_err *err) {
@@ -64,8 +72,9 @@ static int select_run(driver *d, kb_err *err) {
     d->ctx.backend = kb_backend_find(d->opt.backend);
     if (!d->ctx.backend)
         return kb_fail(err, "backend '%s' is not built into this driver", d->opt.backend);
-    for (int i = 0; i < KB_MAX_IMPLS && d->ctx.kernel->impls[i].run; ++i) {
-        const kb_impl *impl = &d->ctx.kernel->impls[i];
+    for (int i = 0; i < 2 * KB_MAX_IMPLS && d->n_impls < KB_MAX_IMPLS; ++i) {
+        const kb_impl *impl = implementation(d->ctx.kernel, i);
+        if (!impl) break;
         if (strcmp(impl->backend, d->opt.backend) != 0) continue;
         if (d->opt.variant && strcmp(impl->variant, d->opt.variant) != 0) continue;
         d->impls[d->n_impls++] = impl;

@@ -265,6 +265,7 @@ static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *i
         return -1;
     bf->args.c = c;
     bf->args.prec = ctx->prec;
+    bf->args.stream = ctx->backend->stream ? ctx->backend->stream() : NULL;
     if (impl->run(&bf->args) != 0) return kb_fail(err, "the implementation reported an error");
     if (check_outputs(ctx, bf, r, err) != 0) return -1;
     kb_probe probe;

@@ -13,6 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define KB_MAX_TENSORS 8
 #define KB_MAX_DIMS    8
 #define KB_MAX_IMPLS   8
@@ -62,6 +66,7 @@ typedef struct kb_args {
     void *out[KB_MAX_TENSORS];
     void *workspace; /* kb_layout_workspace() bytes, aligned to 64; NULL if none */
     size_t workspace_bytes;
+    void *stream; /* GPU backends: the stream to launch on (timed there); NULL on the CPU */
 } kb_args;
 
 /* Reference: inputs and outputs in double, same order as the layout. */
@@ -89,5 +94,18 @@ const kb_kernel *kb_this_kernel(void);
     const kb_kernel *kb_this_kernel(void) {                                                        \
         return &(def);                                                                             \
     }
+
+/* Adds an implementation defined in another file of the driver (a kernel's
+ * GPU source, built once per GPU backend) to the kernel's own list. Called
+ * at load time through KB_GPU_REGISTER_IMPL (kb/gpu.h); returns 0, or -1
+ * when KB_MAX_IMPLS are already registered. */
+int kb_register_impl(const char *backend, const char *variant, kb_impl_fn fn);
+
+/* The i-th implementation registered so, or NULL past the last. */
+const kb_impl *kb_registered_impl(int i);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

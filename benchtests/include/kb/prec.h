@@ -9,6 +9,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum kb_prec { KB_FP64 = 0, KB_FP32, KB_FP16, KB_BF16, KB_PREC_COUNT } kb_prec;
 
 /* "fp64" ... "bf16"; NULL for an out-of-range value. */
@@ -107,5 +111,9 @@ static inline void kb_store_f64(void *p, kb_prec prec, size_t i, double v) {
     default: break;
     }
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,243 @@
+/* One GPU source, two vendors: the thin layer kernels/<name>/<name>.cu is
+ * written against. The same file is compiled by nvcc as CUDA and by hipcc
+ * (AMD clang) as HIP; this header maps the runtime, the launch checks, the
+ * warp primitives and the 16-bit storage formats onto each.
+ *
+ * Warps: the physical warp is 32 lanes on NVIDIA and 64 on AMD gfx9 (CDNA);
+ * everything here reads the width from warpSize at run time, so reductions
+ * are correct on both. Blocks must be a multiple of warpSize and at most
+ * 1024 threads. */
+#ifndef KB_GPU_H
+#define KB_GPU_H
+
+#include "kb/kernel.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kb/gpu_runtime.h"
+
+#if defined(KB_GPU_HIP)
+#include <hip/hip_fp16.h>
+#include <hip/hip_runtime.h>
+#define kb_shfl_xor(v, mask) __shfl_xor((v), (mask))
+#else
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#define kb_shfl_xor(v, mask) __shfl_xor_sync(0xffffffffu, (v), (mask))
+#endif
+
+typedef kb_gpu(Stream_t) kb_gpu_stream;
+
+/* The stream an implementation launches on (the harness times it). */
+static inline kb_gpu_stream kb_gpu_stream_of(const kb_args *a) {
+    return (kb_gpu_stream)a->stream;
+}
+
+/* After a launch: prints the kernel and the runtime's message and makes the
+ * implementation return 1 when the launch failed. */
+#define KB_GPU_CHECK_LAUNCH(what)                                                                  \
+    do {                                                                                           \
+        kb_gpu(Error_t) e_ = kb_gpu(GetLastError)();                                               \
+        if (e_ != kb_gpu(Success)) {                                                               \
+            fprintf(stderr, "%s:%d: %s: launch failed: %s\n", __FILE__, __LINE__, (what),          \
+                    kb_gpu(GetErrorString)(e_));                                                   \
+            return 1;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* ---- 16-bit storage formats: bits in memory, float in registers ---- */
+
+struct kb_f16 {
+    uint16_t bits;
+};
+struct kb_bf16 {
+    uint16_t bits;
+};
+
+/* A stored value in its arithmetic type (kb_math<S>::type). */
+__device__ __forceinline__ float kb_widen(float x) {
+    return x;
+}
+__device__ __forceinline__ double kb_widen(double x) {
+    return x;
+}
+__device__ __forceinline__ float kb_widen(kb_f16 x) {
+    return __half2float(__ushort_as_half(x.bits));
+}
+__device__ __forceinline__ float kb_widen(kb_bf16 x) {
+    return __uint_as_float((uint32_t)x.bits << 16);
+}
+
+template <typename S> struct kb_store;
+template <> struct kb_store<float> {
+    __device__ static float from(float x) { return x; }
+};
+template <> struct kb_store<double> {
+    __device__ static double from(double x) { return x; }
+};
+template <> struct kb_store<kb_f16> {
+    __device__ static kb_f16 from(float x) { return kb_f16{__half_as_ushort(__float2half_rn(x))}; }
+};
+/* Round to nearest even; NaN stays NaN (quiet). */
+template <> struct kb_store<kb_bf16> {
+    __device__ static kb_bf16 from(float x) {
+        uint32_t u = __float_as_uint(x);
+        if ((u & 0x7fffffffu) > 0x7f800000u) return kb_bf16{(uint16_t)((u >> 16) | 0x40u)};
+        u += 0x7fffu + ((u >> 16) & 1u);
+        return kb_bf16{(uint16_t)(u >> 16)};
+    }
+};
+
+/* The arithmetic type of a storage type: float for the 16-bit formats. */
+template <typename S> struct kb_math { typedef float type; };
+template <> struct kb_math<double> { typedef double type; };
+
+/* ---- 16-byte vectors: N = 16 / sizeof(S) elements per load ---- */
+
+template <typename S> struct kb_vec {
+    static constexpr int n = 16 / sizeof(S);
+    S v[n];
+};
+
+template <typename S> __device__ __forceinline__ kb_vec<S> kb_load16(const S *p) {
+    union {
+        uint4 raw;
+        kb_vec<S> vec;
+    } u;
+    u.raw = *reinterpret_cast<const uint4 *>(p);
+    return u.vec;
+}
+
+template <typename S> __device__ __forceinline__ void kb_store16(S *p, const kb_vec<S> &v) {
+    union {
+        uint4 raw;
+        kb_vec<S> vec;
+    } u;
+    u.vec = v;
+    *reinterpret_cast<uint4 *>(p) = u.raw;
+}
+
+/* ---- reductions (warp 32 or 64) ---- */
+
+struct kb_op_sum {
+    template <typename T> __device__ T operator()(T a, T b) const { return a + b; }
+};
+struct kb_op_max {
+    template <typename T> __device__ T operator()(T a, T b) const { return a > b ? a : b; }
+};
+
+/* Every lane of the warp gets op over the warp's values. */
+template <typename T, typename Op> __device__ __forceinline__ T kb_warp_reduce(T v, Op op) {
+    for (int mask = warpSize / 2; mask > 0; mask /= 2) v = op(v, kb_shfl_xor(v, mask));
+    return v;
+}
+
+/* Every thread of the block gets op over the block's values. `scratch` is
+ * __shared__ T[32] (1024 threads / warp 32; warp 64 needs 16); `identity`
+ * is op's neutral element. Safe to call repeatedly with the same scratch. */
+template <typename T, typename Op>
+__device__ __forceinline__ T kb_block_reduce(T v, T *scratch, Op op, T identity) {
+    const int lane = threadIdx.x % warpSize, warp = threadIdx.x / warpSize;
+    const int warps = (blockDim.x + warpSize - 1) / warpSize;
+    v = kb_warp_reduce(v, op);
+    __syncthreads(); /* the previous call's readers are done with scratch */
+    if (lane == 0) scratch[warp] = v;
+    __syncthreads();
+    return kb_warp_reduce(lane < warps ? scratch[lane] : identity, op);
+}
+
+/* ---- math in either arithmetic type ---- */
+
+__device__ __forceinline__ float kb_exp(float x) {
+    return expf(x);
+}
+__device__ __forceinline__ double kb_exp(double x) {
+    return exp(x);
+}
+__device__ __forceinline__ float kb_erf(float x) {
+    return erff(x);
+}
+__device__ __forceinline__ double kb_erf(double x) {
+    return erf(x);
+}
+__device__ __forceinline__ float kb_rsqrt(float x) {
+    return rsqrtf(x);
+}
+__device__ __forceinline__ double kb_rsqrt(double x) {
+    return rsqrt(x);
+}
+
+/* ---- launching by precision ---- */
+
+template <typename S> struct kb_type { typedef S type; };
+
+/* Calls f(kb_type<S>()) with the storage type S of `prec`; f is typically a
+ * generic lambda that launches the kernel template for S. */
+template <typename F> int kb_gpu_dispatch(kb_prec prec, F f) {
+    switch (prec) {
+    case KB_FP64: return f(kb_type<double>());
+    case KB_FP32: return f(kb_type<float>());
+    case KB_FP16: return f(kb_type<kb_f16>());
+    case KB_BF16: return f(kb_type<kb_bf16>());
+    default: fprintf(stderr, "no %s implementation for precision %d\n", KB_GPU_BACKEND, (int)prec);
+    }
+    return 1;
+}
+
+/* Blocks for a grid-stride loop over n items: enough to fill the device
+ * (a few waves of `threads`-thread blocks per multiprocessor), no more than
+ * the items need. */
+static inline unsigned kb_gpu_grid(size_t n, unsigned threads) {
+    static int sms = 0;
+    if (sms == 0) {
+        int dev = 0;
+        if (kb_gpu(GetDevice)(&dev) != kb_gpu(Success) ||
+            kb_gpu(DeviceGetAttribute)(&sms, KB_GPU_ATTR_SMS, dev) != kb_gpu(Success) || sms <= 0)
+            sms = 1;
+    }
+    size_t need = (n + threads - 1) / threads, fill = (size_t)sms * (2048 / threads) * 2;
+    size_t blocks = need < fill ? need : fill;
+    return blocks ? (unsigned)blocks : 1u;
+}
+
+/* ---- elementwise maps ---- */
+
+/* y[i] = op(x[i]): 16-byte loads and stores in a grid-stride loop, then the
+ * tail element by element. x and y come from the backend's allocator
+ * (aligned to at least 256 bytes). */
+template <typename S, typename Op>
+__global__ void kb__map(const S *__restrict__ x, S *__restrict__ y, size_t n, Op op) {
+    constexpr int V = kb_vec<S>::n;
+    const size_t nv = n / V, stride = (size_t)gridDim.x * blockDim.x;
+    const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (size_t i = first; i < nv; i += stride) {
+        kb_vec<S> v = kb_load16(x + i * V);
+#pragma unroll
+        for (int j = 0; j < V; ++j) v.v[j] = kb_store<S>::from(op(kb_widen(v.v[j])));
+        kb_store16(y + i * V, v);
+    }
+    for (size_t i = nv * V + first; i < n; i += stride)
+        y[i] = kb_store<S>::from(op(kb_widen(x[i])));
+}
+
+/* Runs y = op(x) over in[0] -> out[0] (n elements) in the run's precision.
+ * op is a functor with a template operator()(T) for T = float and double. */
+template <typename Op> int kb_gpu_map(const kb_args *a, size_t n, Op op, const char *what) {
+    return kb_gpu_dispatch(a->prec, [&](auto t) {
+        typedef typename decltype(t)::type S;
+        const unsigned threads = 256;
+        const size_t items = n / kb_vec<S>::n + 1;
+        kb__map<S><<<kb_gpu_grid(items, threads), threads, 0, kb_gpu_stream_of(a)>>>(
+            (const S *)a->in[0], (S *)a->out[0], n, op);
+        KB_GPU_CHECK_LAUNCH(what);
+        return 0;
+    });
+}
+
+/* Registers an implementation of this kernel for the backend this file is
+ * compiled for (the driver finds it next to the CPU ones). */
+#define KB_GPU_REGISTER_IMPL(variant, fn)                                                          \
+    static const int kb__gpu_impl_##fn = kb_register_impl(KB_GPU_BACKEND, (variant), (fn))
+
+#endif

@@ -1,0 +1,39 @@
+/* The host side of the GPU portability layer: which runtime this file is
+ * built for and its names. Both runtime APIs are plain C, so the harness's
+ * GPU backend (C) and the kernels' GPU sources (CUDA/HIP C++) share it.
+ *
+ * HIP when compiled by hipcc (__HIPCC__) or with KB_GPU_HIP defined, CUDA
+ * otherwise. kb_gpu(Malloc) is cudaMalloc or hipMalloc, and so on for every
+ * runtime name whose two spellings differ only in the prefix. */
+#ifndef KB_GPU_RUNTIME_H
+#define KB_GPU_RUNTIME_H
+
+#if defined(__HIPCC__) && !defined(KB_GPU_HIP)
+#define KB_GPU_HIP 1
+#endif
+
+#if defined(KB_GPU_HIP)
+#include <hip/hip_runtime_api.h>
+#define kb_gpu(name)             hip##name
+#define KB_GPU_BACKEND           "hip"
+#define KB_GPU_ATTR_SMS          hipDeviceAttributeMultiprocessorCount
+#define KB_GPU_ATTR_CLOCK_KHZ    hipDeviceAttributeClockRate
+#define KB_GPU_ATTR_MEMCLOCK_KHZ hipDeviceAttributeMemoryClockRate
+#define KB_GPU_ATTR_BUS_BITS     hipDeviceAttributeMemoryBusWidth
+#define KB_GPU_ATTR_L2_BYTES     hipDeviceAttributeL2CacheSize
+#define KB_GPU_ATTR_WARP         hipDeviceAttributeWarpSize
+typedef hipDeviceProp_t kb_gpu_props;
+#else
+#include <cuda_runtime_api.h>
+#define kb_gpu(name)             cuda##name
+#define KB_GPU_BACKEND           "cuda"
+#define KB_GPU_ATTR_SMS          cudaDevAttrMultiProcessorCount
+#define KB_GPU_ATTR_CLOCK_KHZ    cudaDevAttrClockRate
+#define KB_GPU_ATTR_MEMCLOCK_KHZ cudaDevAttrMemoryClockRate
+#define KB_GPU_ATTR_BUS_BITS     cudaDevAttrGlobalMemoryBusWidth
+#define KB_GPU_ATTR_L2_BYTES     cudaDevAttrL2CacheSize
+#define KB_GPU_ATTR_WARP         cudaDevAttrWarpSize
+typedef struct cudaDeviceProp kb_gpu_props;
+#endif
+
+#endif

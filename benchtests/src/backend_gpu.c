@@ -1,0 +1,219 @@
+/* The GPU backend, one source for CUDA and HIP (built once per runtime with
+ * KB_GPU_CUDA or KB_GPU_HIP; kb/gpu_runtime.h maps the names). Memory lives
+ * on the device CTest assigned (CTEST_RESOURCE_GROUP_0_GPUS) or device 0;
+ * every call is timed with events on one stream the kernels launch on. */
+#include "backend.h"
+#include "hwinfo.h"
+#include "kb/gpu_runtime.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef kb_gpu(Error_t) gpu_error;
+
+static int device = -1;
+static kb_gpu(Stream_t) stream;
+static kb_gpu(Event_t) ev_start, ev_stop;
+
+static int fail(kb_err *err, gpu_error e, const char *what) {
+    return kb_fail(err, "%s on %s device %d: %s", what, KB_GPU_BACKEND, device,
+                   kb_gpu(GetErrorString)(e));
+}
+
+/* For the timing calls, whose interface has no error text: the message goes
+ * to stderr and the caller reports the failure. */
+static int complain(gpu_error e, const char *what) {
+    fprintf(stderr, "%s on %s device %d: %s\n", what, KB_GPU_BACKEND, device,
+            kb_gpu(GetErrorString)(e));
+    return -1;
+}
+
+/* "id:3,slots:1" -> 3 (the first GPU of the first resource group). */
+static int assigned_device(void) {
+    const char *spec = getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+    const char *id = spec ? strstr(spec, "id:") : NULL;
+    return id ? atoi(id + 3) : 0;
+}
+
+static int gpu_available(char *why, size_t size) {
+    int count = 0;
+    gpu_error e = kb_gpu(GetDeviceCount)(&count);
+    if (e != kb_gpu(Success)) {
+        snprintf(why, size, "%s %s: %s", e == kb_gpu(ErrorNoDevice) ? "no" : "no usable driver for",
+                 e == kb_gpu(ErrorNoDevice) ? KB_GPU_BACKEND " device" : KB_GPU_BACKEND,
+                 kb_gpu(GetErrorString)(e));
+        return 1;
+    }
+    device = assigned_device();
+    if (count == 0 || device >= count) {
+        snprintf(why, size, "no %s device %d (%d present)", KB_GPU_BACKEND, device, count);
+        return 1;
+    }
+    if ((e = kb_gpu(SetDevice)(device)) != kb_gpu(Success) ||
+        (e = kb_gpu(StreamCreate)(&stream)) != kb_gpu(Success) ||
+        (e = kb_gpu(EventCreate)(&ev_start)) != kb_gpu(Success) ||
+        (e = kb_gpu(EventCreate)(&ev_stop)) != kb_gpu(Success)) {
+        snprintf(why, size, "%s device %d unusable: %s", KB_GPU_BACKEND, device,
+                 kb_gpu(GetErrorString)(e));
+        return 1;
+    }
+    return 0;
+}
+
+static void *gpu_alloc(size_t bytes, kb_err *err) {
+    void *p = NULL;
+    gpu_error e = kb_gpu(Malloc)(&p, bytes ? bytes : 1);
+    if (e != kb_gpu(Success)) {
+        char what[96];
+        snprintf(what, sizeof what, "allocating %zu bytes", bytes);
+        fail(err, e, what);
+        return NULL;
+    }
+    return p;
+}
+
+static void gpu_release(void *p) {
+    if (p) kb_gpu(Free)(p);
+}
+
+static int gpu_upload(void *dst, const void *src, size_t bytes, kb_err *err) {
+    gpu_error e = kb_gpu(Memcpy)(dst, src, bytes, kb_gpu(MemcpyHostToDevice));
+    return e == kb_gpu(Success) ? 0 : fail(err, e, "copying to the device");
+}
+
+/* Also where a kernel's asynchronous fault surfaces after the checked run. */
+static int gpu_download(void *dst, const void *src, size_t bytes, kb_err *err) {
+    gpu_error e = kb_gpu(StreamSynchronize)(stream);
+    if (e == kb_gpu(Success)) e = kb_gpu(Memcpy)(dst, src, bytes, kb_gpu(MemcpyDeviceToHost));
+    return e == kb_gpu(Success) ? 0 : fail(err, e, "copying from the device");
+}
+
+/* Events on the kernels' stream bracket the calls; a fault in any of them
+ * surfaces at the synchronisation. */
+static int timed(int (*body)(void *), void *ctx, double *ms) {
+    gpu_error e = kb_gpu(EventRecord)(ev_start, stream);
+    if (e != kb_gpu(Success)) return complain(e, "recording the start event");
+    if (body(ctx) != 0) return -1;
+    if ((e = kb_gpu(EventRecord)(ev_stop, stream)) != kb_gpu(Success) ||
+        (e = kb_gpu(EventSynchronize)(ev_stop)) != kb_gpu(Success))
+        return complain(e, "running the timed calls");
+    float elapsed = 0.0f;
+    if ((e = kb_gpu(EventElapsedTime)(&elapsed, ev_start, ev_stop)) != kb_gpu(Success))
+        return complain(e, "reading the events");
+    *ms = elapsed;
+    return 0;
+}
+
+typedef struct calls {
+    kb_impl_fn fn;
+    const kb_args *a;
+    int reps;
+} calls;
+
+static int run_calls(void *p) {
+    const calls *c = p;
+    for (int r = 0; r < c->reps; ++r)
+        if (c->fn(c->a) != 0) return -1;
+    return 0;
+}
+
+static int gpu_time_calls(kb_impl_fn fn, const kb_args *a, int reps, double *ms) {
+    calls c = {fn, a, reps};
+    return timed(run_calls, &c, ms);
+}
+
+typedef struct copies {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    int reps;
+} copies;
+
+static int run_copies(void *p) {
+    const copies *c = p;
+    for (int r = 0; r < c->reps; ++r) {
+        gpu_error e =
+            kb_gpu(MemcpyAsync)(c->dst, c->src, c->bytes, kb_gpu(MemcpyDeviceToDevice), stream);
+        if (e != kb_gpu(Success)) return complain(e, "the bandwidth probe's copy");
+    }
+    return 0;
+}
+
+/* The device's own streaming bandwidth: the runtime's device-to-device copy. */
+static int gpu_time_stream(void *dst, const void *src, size_t bytes, int reps, double *ms) {
+    copies c = {dst, src, bytes, reps};
+    return timed(run_copies, &c, ms);
+}
+
+static void *gpu_stream(void) {
+    return (void *)stream;
+}
+
+static int attribute(int attr) {
+    int v = 0;
+    return kb_gpu(DeviceGetAttribute)(&v, attr, device) == kb_gpu(Success) ? v : 0;
+}
+
+/* Profile: the device name as a slug ("nvidia-h100-80gb-hbm3"); hardware id:
+ * name, architecture, SMs, memory and clock, which must all match. */
+static void gpu_identify(char *profile, size_t psize, char *hardware_id, size_t hsize) {
+    kb_gpu_props props;
+    memset(&props, 0, sizeof props);
+    kb_gpu(GetDeviceProperties)(&props, device);
+    kb_slugify(props.name, profile, psize);
+#if defined(KB_GPU_HIP)
+    const char *arch = props.gcnArchName;
+#else
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%d%d", props.major, props.minor);
+#endif
+    snprintf(hardware_id, hsize, "%s|%s|%d SMs|%zu MiB|%d MHz", props.name, arch,
+             attribute(KB_GPU_ATTR_SMS), (size_t)(props.totalGlobalMem >> 20),
+             attribute(KB_GPU_ATTR_CLOCK_KHZ) / 1000);
+}
+
+static void gpu_describe(cJSON *env) {
+    kb_gpu_props props;
+    memset(&props, 0, sizeof props);
+    kb_gpu(GetDeviceProperties)(&props, device);
+    int driver = 0, runtime = 0;
+    kb_gpu(DriverGetVersion)(&driver);
+    kb_gpu(RuntimeGetVersion)(&runtime);
+    size_t free_b = 0, total_b = 0;
+    kb_gpu(MemGetInfo)(&free_b, &total_b);
+    cJSON_AddStringToObject(env, "device", props.name);
+    cJSON_AddNumberToObject(env, "device_index", device);
+    cJSON_AddNumberToObject(env, "compute_capability", props.major + props.minor / 10.0);
+#if defined(KB_GPU_HIP)
+    cJSON_AddStringToObject(env, "gcn_arch", props.gcnArchName);
+#endif
+    cJSON_AddNumberToObject(env, "multiprocessors", attribute(KB_GPU_ATTR_SMS));
+    cJSON_AddNumberToObject(env, "warp_size", attribute(KB_GPU_ATTR_WARP));
+    cJSON_AddNumberToObject(env, "sm_clock_mhz", attribute(KB_GPU_ATTR_CLOCK_KHZ) / 1000);
+    cJSON_AddNumberToObject(env, "memory_clock_mhz", attribute(KB_GPU_ATTR_MEMCLOCK_KHZ) / 1000);
+    cJSON_AddNumberToObject(env, "memory_bus_bits", attribute(KB_GPU_ATTR_BUS_BITS));
+    cJSON_AddNumberToObject(env, "l2_bytes", attribute(KB_GPU_ATTR_L2_BYTES));
+    cJSON_AddNumberToObject(env, "memory_total_mib", (double)(total_b >> 20));
+    cJSON_AddNumberToObject(env, "memory_in_use_mib", (double)((total_b - free_b) >> 20));
+    cJSON_AddNumberToObject(env, "driver_version", driver);
+    cJSON_AddNumberToObject(env, "runtime_version", runtime);
+}
+
+static const kb_backend gpu_backend = {
+    .name = KB_GPU_BACKEND,
+    .available = gpu_available,
+    .alloc = gpu_alloc,
+    .release = gpu_release,
+    .upload = gpu_upload,
+    .download = gpu_download,
+    .time_calls = gpu_time_calls,
+    .time_stream = gpu_time_stream,
+    .stream = gpu_stream,
+    .identify = gpu_identify,
+    .describe = gpu_describe,
+};
+
+__attribute__((constructor)) static void register_backend(void) {
+    kb_backend_register(&gpu_backend);
+}
