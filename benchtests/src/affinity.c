@@ -6,23 +6,10 @@
 #ifdef __linux__
 #include <sched.h>
 
-static void to_bits(const cpu_set_t *set, unsigned char *bits) {
-    memset(bits, 0, KB_MAX_CPUS / 8);
-    for (int c = 0; c < KB_MAX_CPUS && c < CPU_SETSIZE; ++c)
-        if (CPU_ISSET(c, set)) bits[c / 8] |= (unsigned char)(1u << (c % 8));
-}
-
-static void from_bits(const unsigned char *bits, cpu_set_t *set) {
-    CPU_ZERO(set);
-    for (int c = 0; c < KB_MAX_CPUS && c < CPU_SETSIZE; ++c)
-        if (bits[c / 8] & (1u << (c % 8))) CPU_SET(c, set);
-}
-
 int kb_affinity_init(kb_affinity *a) {
     memset(a, 0, sizeof *a);
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
-    to_bits(&set, a->saved);
     for (int c = 0; c < KB_MAX_CPUS && c < CPU_SETSIZE; ++c)
         if (CPU_ISSET(c, &set)) a->cpu[a->n++] = c;
     return a->n;
@@ -43,7 +30,8 @@ int kb_affinity_pin(int cpu) {
 int kb_affinity_restore(const kb_affinity *a) {
     if (a->n == 0) return 0;
     cpu_set_t set;
-    from_bits(a->saved, &set);
+    CPU_ZERO(&set);
+    for (int i = 0; i < a->n; ++i) CPU_SET(a->cpu[i], &set);
     return sched_setaffinity(0, sizeof set, &set);
 }
 

@@ -9,9 +9,8 @@
 #define KB_MAX_CPUS 1024
 
 typedef struct kb_affinity {
-    int n;                                /* CPUs allowed when the run started; 0 = unknown */
-    int cpu[KB_MAX_CPUS];                 /* their numbers, ascending */
-    unsigned char saved[KB_MAX_CPUS / 8]; /* the original mask, restored by kb_affinity_restore */
+    int n;                /* CPUs allowed when the run started; 0 = unknown */
+    int cpu[KB_MAX_CPUS]; /* their numbers, ascending: the mask kb_affinity_restore sets again */
 } kb_affinity;
 
 /* Reads the CPUs this thread may run on. Returns their count (0 when the

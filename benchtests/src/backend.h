@@ -40,6 +40,5 @@ const kb_backend *kb_backend_find(const char *name);
 /* Makes a backend built into this driver findable (GPU backends call it at
  * load time). Returns 0, or -1 when the table is full. */
 int kb_backend_register(const kb_backend *b);
-const kb_backend *kb__backend_registered(const char *name);
 
 #endif

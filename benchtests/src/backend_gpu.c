@@ -13,6 +13,7 @@
 typedef kb_gpu(Error_t) gpu_error;
 
 static int device = -1;
+static kb_gpu_props props; /* of `device`, read once it is chosen */
 static kb_gpu(Stream_t) stream;
 static kb_gpu(Event_t) ev_start, ev_stop;
 
@@ -51,6 +52,7 @@ static int gpu_available(char *why, size_t size) {
         return 1;
     }
     if ((e = kb_gpu(SetDevice)(device)) != kb_gpu(Success) ||
+        (e = kb_gpu(GetDeviceProperties)(&props, device)) != kb_gpu(Success) ||
         (e = kb_gpu(StreamCreate)(&stream)) != kb_gpu(Success) ||
         (e = kb_gpu(EventCreate)(&ev_start)) != kb_gpu(Success) ||
         (e = kb_gpu(EventCreate)(&ev_stop)) != kb_gpu(Success)) {
@@ -158,9 +160,6 @@ static int attribute(int attr) {
 /* Profile: the device name as a slug ("nvidia-h100-80gb-hbm3"); hardware id:
  * name, architecture, SMs, memory and clock, which must all match. */
 static void gpu_identify(char *profile, size_t psize, char *hardware_id, size_t hsize) {
-    kb_gpu_props props;
-    memset(&props, 0, sizeof props);
-    kb_gpu(GetDeviceProperties)(&props, device);
     kb_slugify(props.name, profile, psize);
 #if defined(KB_GPU_HIP)
     const char *arch = props.gcnArchName;
@@ -174,9 +173,6 @@ static void gpu_identify(char *profile, size_t psize, char *hardware_id, size_t 
 }
 
 static void gpu_describe(cJSON *env) {
-    kb_gpu_props props;
-    memset(&props, 0, sizeof props);
-    kb_gpu(GetDeviceProperties)(&props, device);
     int driver = 0, runtime = 0;
     kb_gpu(DriverGetVersion)(&driver);
     kb_gpu(RuntimeGetVersion)(&runtime);

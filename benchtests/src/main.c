@@ -72,9 +72,8 @@ static int select_run(driver *d, kb_err *err) {
     d->ctx.backend = kb_backend_find(d->opt.backend);
     if (!d->ctx.backend)
         return kb_fail(err, "backend '%s' is not built into this driver", d->opt.backend);
-    for (int i = 0; i < 2 * KB_MAX_IMPLS && d->n_impls < KB_MAX_IMPLS; ++i) {
-        const kb_impl *impl = implementation(d->ctx.kernel, i);
-        if (!impl) break;
+    const kb_impl *impl;
+    for (int i = 0; d->n_impls < KB_MAX_IMPLS && (impl = implementation(d->ctx.kernel, i)); ++i) {
         if (strcmp(impl->backend, d->opt.backend) != 0) continue;
         if (d->opt.variant && strcmp(impl->variant, d->opt.variant) != 0) continue;
         d->impls[d->n_impls++] = impl;

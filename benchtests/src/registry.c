@@ -8,10 +8,12 @@
 
 #define MAX_BACKENDS 4
 
+extern const kb_backend kb_backend_cpu;
+
 static kb_impl impls[KB_MAX_IMPLS];
 static int n_impls;
-static const kb_backend *backends[MAX_BACKENDS];
-static int n_backends;
+static const kb_backend *backends[MAX_BACKENDS] = {&kb_backend_cpu}; /* always built in */
+static int n_backends = 1;
 
 int kb_register_impl(const char *backend, const char *variant, kb_impl_fn fn) {
     if (n_impls == KB_MAX_IMPLS) return -1;
@@ -29,7 +31,7 @@ int kb_backend_register(const kb_backend *b) {
     return 0;
 }
 
-const kb_backend *kb__backend_registered(const char *name) {
+const kb_backend *kb_backend_find(const char *name) {
     for (int i = 0; i < n_backends; ++i)
         if (strcmp(backends[i]->name, name) == 0) return backends[i];
     return NULL;

@@ -142,17 +142,14 @@ static int move_buffer(const kb_run_ctx *ctx, void **dev, size_t bytes, kb_err *
     kb_err ignored;
     void *host = malloc(bytes ? bytes : 1);
     void *fresh = host ? ctx->backend->alloc(bytes, &ignored) : NULL;
-    int rc = 0;
+    int ok = !fresh || (ctx->backend->download(host, *dev, bytes, err) == 0 &&
+                        ctx->backend->upload(fresh, host, bytes, err) == 0);
     if (fresh) {
-        rc = ctx->backend->download(host, *dev, bytes, err) != 0 ||
-                     ctx->backend->upload(fresh, host, bytes, err) != 0
-                 ? -1
-                 : 0;
-        ctx->backend->release(rc == 0 ? *dev : fresh);
-        if (rc == 0) *dev = fresh;
+        ctx->backend->release(ok ? *dev : fresh);
+        if (ok) *dev = fresh;
     }
     free(host);
-    return rc;
+    return ok ? 0 : -1;
 }
 
 /* Moves every buffer of the case, so that a round does not inherit the

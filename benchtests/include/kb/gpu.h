@@ -55,7 +55,7 @@ struct kb_bf16 {
     uint16_t bits;
 };
 
-/* A stored value in its arithmetic type (kb_math<S>::type). */
+/* A stored value in its arithmetic type: float, or double for double. */
 __device__ __forceinline__ float kb_widen(float x) {
     return x;
 }
@@ -88,10 +88,6 @@ template <> struct kb_store<kb_bf16> {
         return kb_bf16{(uint16_t)(u >> 16)};
     }
 };
-
-/* The arithmetic type of a storage type: float for the 16-bit formats. */
-template <typename S> struct kb_math { typedef float type; };
-template <> struct kb_math<double> { typedef double type; };
 
 /* ---- 16-byte vectors: N = 16 / sizeof(S) elements per load ---- */
 
@@ -154,18 +150,6 @@ __device__ __forceinline__ float kb_exp(float x) {
 }
 __device__ __forceinline__ double kb_exp(double x) {
     return exp(x);
-}
-__device__ __forceinline__ float kb_erf(float x) {
-    return erff(x);
-}
-__device__ __forceinline__ double kb_erf(double x) {
-    return erf(x);
-}
-__device__ __forceinline__ float kb_rsqrt(float x) {
-    return rsqrtf(x);
-}
-__device__ __forceinline__ double kb_rsqrt(double x) {
-    return rsqrt(x);
 }
 
 /* ---- launching by precision ---- */
