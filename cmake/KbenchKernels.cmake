@@ -112,15 +112,21 @@ function(kbench_add_kernel dir)
       set(test ${name}.${backend}.${prec})
       add_test(NAME ${test}
         COMMAND ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}")
-      # RUN_SERIAL: two timed tests never share the machine under ctest -j,
-      # with or without a resource spec.
       set_tests_properties(${test} PROPERTIES
         LABELS "${backend};${prec};${name};perf;${gpu_labels};${extra_labels}"
         SKIP_RETURN_CODE 77
-        TIMEOUT ${timeout}
-        RUN_SERIAL TRUE)
+        TIMEOUT ${timeout})
+      # RUN_SERIAL: two timed tests never share the machine under ctest -j,
+      # with or without a resource spec. KBENCH_GPU_PARALLEL lets GPU tests
+      # run side by side, each owning the GPU the resource spec gives it; the
+      # driver then refuses to run without one.
       if(gpu_labels)
         set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "gpus:1")
+      endif()
+      if(gpu_labels AND KBENCH_GPU_PARALLEL)
+        set_tests_properties(${test} PROPERTIES ENVIRONMENT "KBENCH_REQUIRE_RESOURCE_SPEC=1")
+      else()
+        set_tests_properties(${test} PROPERTIES RUN_SERIAL TRUE)
       endif()
     endforeach()
   endforeach()

@@ -28,6 +28,20 @@ typedef struct kb_backend {
     int (*time_stream)(void *dst, const void *src, size_t bytes, int reps, double *ms);
     /* GPU backends: the stream implementations launch on (kb_args.stream). */
     void *(*stream)(void);
+    /* Cold-cache mode: evicts the kernel's data from the caches (writes a
+     * buffer larger than the last-level cache), ordered before the next
+     * timed call but outside its timed region. */
+    int (*flush_caches)(void);
+    /* Why the device's clocks are held down right now, as KB_CLOCKS_* bits
+     * (devmon.h; 0 = running free). Returns -1 when that cannot be known;
+     * NULL when the backend has no such check. */
+    int (*clock_limits)(unsigned *reasons);
+    /* The device's cumulative energy counter in joules; -1 when unavailable.
+     * NULL when the backend has none. */
+    int (*energy_j)(double *joules);
+    /* Device memory in use (all processes), MiB; -1 when unknown. NULL on
+     * backends whose memory is the host's. */
+    int (*memory_used_mib)(double *mib);
     /* Baseline profile slug and exact hardware id of the device. */
     void (*identify)(char *profile, size_t psize, char *hardware_id, size_t hsize);
     /* Adds backend-specific fields to the environment record. */

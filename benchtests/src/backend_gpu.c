@@ -3,6 +3,7 @@
  * on the device CTest assigned (CTEST_RESOURCE_GROUP_0_GPUS) or device 0;
  * every call is timed with events on one stream the kernels launch on. */
 #include "backend.h"
+#include "devmon.h"
 #include "hwinfo.h"
 #include "kb/gpu_runtime.h"
 
@@ -16,6 +17,8 @@ static int device = -1;
 static kb_gpu_props props; /* of `device`, read once it is chosen */
 static kb_gpu(Stream_t) stream;
 static kb_gpu(Event_t) ev_start, ev_stop;
+static kb_devmon monitor; /* NVML or ROCm SMI for `device`, where loadable */
+static char bus_id[32];   /* PCI bus id of `device` */
 
 static int fail(kb_err *err, gpu_error e, const char *what) {
     return kb_fail(err, "%s on %s device %d: %s", what, KB_GPU_BACKEND, device,
@@ -35,6 +38,24 @@ static int assigned_device(void) {
     const char *spec = getenv("CTEST_RESOURCE_GROUP_0_GPUS");
     const char *id = spec ? strstr(spec, "id:") : NULL;
     return id ? atoi(id + 3) : 0;
+}
+
+#if defined(KB_GPU_HIP)
+#define MONITOR_SOURCE KB_DEVMON_ROCM_SMI
+#else
+#define MONITOR_SOURCE KB_DEVMON_NVML
+#endif
+
+/* The monitoring library finds the device by PCI bus id: the runtime's
+ * device numbers (reordered by CUDA_VISIBLE_DEVICES and friends) are not
+ * its numbers. What it cannot do is said in the environment record. */
+static void open_monitor(void) {
+    if (kb_gpu(DeviceGetPCIBusId)(bus_id, (int)sizeof bus_id, device) != kb_gpu(Success)) {
+        snprintf(bus_id, sizeof bus_id, "unknown");
+        kb_devmon_open(&monitor, MONITOR_SOURCE, "");
+        return;
+    }
+    kb_devmon_open(&monitor, MONITOR_SOURCE, bus_id);
 }
 
 static int gpu_available(char *why, size_t size) {
@@ -60,6 +81,7 @@ static int gpu_available(char *why, size_t size) {
                  kb_gpu(GetErrorString)(e));
         return 1;
     }
+    open_monitor();
     return 0;
 }
 
@@ -152,6 +174,40 @@ static void *gpu_stream(void) {
     return (void *)stream;
 }
 
+/* Cold-cache mode: writes a buffer twice the size of L2 on the kernels'
+ * stream, so it is ordered before the next timed call but before its start
+ * event too. Memsets run as kernels through L2 and so evict it. */
+static int gpu_flush_caches(void) {
+    static void *buffer;
+    static size_t bytes;
+    gpu_error e;
+    if (!buffer) {
+        bytes = 2 * (size_t)(props.l2CacheSize > 0 ? props.l2CacheSize : 64 << 20);
+        if ((e = kb_gpu(Malloc)(&buffer, bytes)) != kb_gpu(Success)) {
+            buffer = NULL;
+            return complain(e, "allocating the cold-cache flush buffer");
+        }
+    }
+    static int value;
+    e = kb_gpu(MemsetAsync)(buffer, ++value & 0xff, bytes, stream);
+    return e == kb_gpu(Success) ? 0 : complain(e, "flushing the caches");
+}
+
+static int gpu_clock_limits(unsigned *reasons) {
+    return monitor.clocks_ok ? kb_devmon_clock_reasons(&monitor, reasons) : -1;
+}
+
+static int gpu_energy_j(double *joules) {
+    return monitor.energy_ok ? kb_devmon_energy_j(&monitor, joules) : -1;
+}
+
+static int gpu_memory_used_mib(double *mib) {
+    size_t free_b = 0, total_b = 0;
+    if (kb_gpu(MemGetInfo)(&free_b, &total_b) != kb_gpu(Success)) return -1;
+    *mib = (double)(total_b - free_b) / (1024.0 * 1024.0);
+    return 0;
+}
+
 static int attribute(int attr) {
     int v = 0;
     return kb_gpu(DeviceGetAttribute)(&v, attr, device) == kb_gpu(Success) ? v : 0;
@@ -194,6 +250,11 @@ static void gpu_describe(cJSON *env) {
     cJSON_AddNumberToObject(env, "memory_in_use_mib", (double)((total_b - free_b) >> 20));
     cJSON_AddNumberToObject(env, "driver_version", driver);
     cJSON_AddNumberToObject(env, "runtime_version", runtime);
+    cJSON_AddStringToObject(env, "pci_bus_id", bus_id);
+    cJSON *mon = cJSON_AddObjectToObject(env, "monitor");
+    cJSON_AddStringToObject(mon, "library", MONITOR_SOURCE == KB_DEVMON_NVML ? "nvml" : "rocm-smi");
+    cJSON_AddStringToObject(mon, "clock_check", monitor.clocks_ok ? "ok" : monitor.why_clocks);
+    cJSON_AddStringToObject(mon, "energy", monitor.energy_ok ? "ok" : monitor.why_energy);
 }
 
 static const kb_backend gpu_backend = {
@@ -206,6 +267,10 @@ static const kb_backend gpu_backend = {
     .time_calls = gpu_time_calls,
     .time_stream = gpu_time_stream,
     .stream = gpu_stream,
+    .flush_caches = gpu_flush_caches,
+    .clock_limits = gpu_clock_limits,
+    .energy_j = gpu_energy_j,
+    .memory_used_mib = gpu_memory_used_mib,
     .identify = gpu_identify,
     .describe = gpu_describe,
 };

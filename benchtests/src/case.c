@@ -1,5 +1,6 @@
 #include "case.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,4 +50,18 @@ void kb_layout_output(kb_layout *l, const char *name, size_t count) {
 
 void kb_layout_workspace(kb_layout *l, size_t bytes) {
     l->workspace_bytes = bytes;
+}
+
+static char unsupported_reason[512];
+
+int kb_unsupported(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(unsupported_reason, sizeof unsupported_reason, fmt, ap);
+    va_end(ap);
+    return KB_UNSUPPORTED;
+}
+
+const char *kb_unsupported_reason(void) {
+    return unsupported_reason;
 }

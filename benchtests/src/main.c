@@ -48,6 +48,14 @@ static void list_cases(const driver *d, kb_prec prec) {
     }
 }
 
+/* Under KBENCH_GPU_PARALLEL, ctest sets KBENCH_REQUIRE_RESOURCE_SPEC=1 for
+ * GPU tests, which then run side by side: without a resource spec they
+ * would share device 0 and time each other. */
+static int needs_resource_spec(void) {
+    const char *required = getenv("KBENCH_REQUIRE_RESOURCE_SPEC");
+    return required && strcmp(required, "1") == 0 && !getenv("CTEST_RESOURCE_GROUP_COUNT");
+}
+
 /* The kernel's own implementations, then those registered from its GPU
  * source; NULL past the last. */
 static const kb_impl *implementation(const kb_kernel *k, int i) {
@@ -81,6 +89,8 @@ static int select_run(driver *d, kb_err *err) {
     if (d->n_impls == 0)
         return kb_fail(err, "kernel '%s' has no %s implementation%s%s", m->name, d->opt.backend,
                        d->opt.variant ? " of variant " : "", d->opt.variant ? d->opt.variant : "");
+    if (d->opt.cold_cache && !d->ctx.backend->flush_caches)
+        return kb_fail(err, "--cold-cache: backend '%s' cannot flush its caches", d->opt.backend);
     if (d->opt.case_name && !kb_manifest_find_case(m, d->opt.case_name))
         return kb_fail(err, "%s: no case '%s' (--list shows them)", m->path, d->opt.case_name);
     return 0;
@@ -133,10 +143,11 @@ static int record(driver *d, kb_case_result *res, int n, const cJSON *env, kb_er
     cJSON *entries = cJSON_CreateObject();
     int recorded = 0;
     for (int i = 0; i < n; ++i) {
-        if (!kb_case_passed(&res[i])) continue; /* a wrong result is never a baseline */
+        /* a wrong result is never a baseline, nor is a case that did not run */
+        if (!kb_case_passed(&res[i]) || res[i].skipped) continue;
         char key[512];
         kb_baseline_key(key, sizeof key, d->ctx.backend->name, kb_prec_name(d->ctx.prec),
-                        res[i].impl->variant, res[i].c->name);
+                        res[i].variant, res[i].c->name);
         cJSON_AddItemToObject(entries, key, kb_report_baseline_entry(&res[i], env, now));
         ++recorded;
     }
@@ -187,6 +198,19 @@ static int run_all(driver *d, kb_case_result *res, int *n) {
     return 0;
 }
 
+/* Every case was declined by its implementation (kb_unsupported): the
+ * test skips with the first reason. */
+static int all_skipped(const kb_case_result *res, int n) {
+    for (int i = 0; i < n; ++i)
+        if (!res[i].skipped) return 0;
+    return n > 0;
+}
+
+static int skip(const char *why) {
+    printf("SKIP: %s\n", why);
+    return EXIT_SKIP;
+}
+
 static int finish(driver *d, kb_case_result *res, int n, kb_err *err) {
     kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path, baseline_note(d, res, n),
                      res,          n};
@@ -199,8 +223,10 @@ static int finish(driver *d, kb_case_result *res, int n, kb_err *err) {
     const char *status = rc != 0 ? "error" : failed ? "failed" : "passed";
     if (write_result(d, &rep, status, env, err) != 0) rc = -1;
     if (rc != 0) fprintf(stderr, "kbench: error: %s\n", err->msg);
-    printf("peak host memory %.1f MiB\n%s: %s (%d of %d cases failed)\n", kb_env_peak_rss_mib(),
-           d->test_name, status, failed, n);
+    int skipped = 0;
+    for (int i = 0; i < n; ++i) skipped += res[i].skipped;
+    printf("peak host memory %.1f MiB\n%s: %s (%d of %d cases failed, %d skipped)\n",
+           kb_env_peak_rss_mib(), d->test_name, status, failed, n, skipped);
     fflush(stdout);
     kb_report_measurements(stdout, &rep);
     return rc != 0 ? EXIT_ERROR : failed ? EXIT_FAILED : EXIT_PASS;
@@ -222,6 +248,10 @@ int main(int argc, char **argv) {
         list_cases(&d, d.ctx.prec);
         return EXIT_PASS;
     }
+    if (needs_resource_spec())
+        return error_exit("this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
+                          "each needs a GPU of its own: run ctest with --resource-spec-file "
+                          "(docs/resource-spec.md)");
     char why[512] = "";
     if (d.ctx.backend->available(why, sizeof why) != 0) {
         printf("SKIP: %s\n", why);
@@ -238,7 +268,7 @@ int main(int argc, char **argv) {
     static kb_case_result res[KB_MAX_CASES * KB_MAX_IMPLS];
     int n = 0;
     run_all(&d, res, &n);
-    int rc = finish(&d, res, n, &err);
+    int rc = all_skipped(res, n) ? skip(res[0].skip_why) : finish(&d, res, n, &err);
     for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
     kb_baseline_close(&d.baseline);
     return rc;

@@ -29,6 +29,7 @@ enum {
     OPT_MANIFEST,
     OPT_UPDATE,
     OPT_PRINT_PROFILE,
+    OPT_COLD_CACHE,
 };
 
 static const struct option long_options[] = {
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
     {"manifest", required_argument, NULL, OPT_MANIFEST},
     {"update-baselines", no_argument, NULL, OPT_UPDATE},
     {"print-profile", no_argument, NULL, OPT_PRINT_PROFILE},
+    {"cold-cache", no_argument, NULL, OPT_COLD_CACHE},
     {NULL, 0, NULL, 0},
 };
 
@@ -76,6 +78,9 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --max-time S             --target-ci of the median, default 0.005)\n"
             "      --target-ci F\n"
             "      --warmup S             untimed calls before each round (default 0.03 s)\n"
+            "      --cold-cache           env KBENCH_COLD_CACHE=1: evict the caches before\n"
+            "                             every timed call (one call per sample; baseline\n"
+            "                             entries of variant <variant>+cold)\n"
             "      --confirm-rounds N     re-measurements confirming a slowdown (default 3)\n"
             "      --latency-tolerance F  env KBENCH_LATENCY_TOLERANCE (default 0.10)\n"
             "      --accuracy-drift F     env KBENCH_ACCURACY_DRIFT (default 1e-3)\n"
@@ -127,16 +132,24 @@ static const char *env(const char *name) {
     return v && *v ? v : NULL;
 }
 
+/* A 0/1 switch from the environment; unset leaves *out as it is. */
+static int env_switch(const char *name, int *out, kb_err *err) {
+    const char *v = env(name);
+    if (!v) return 0;
+    if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0)
+        return kb_fail(err, "%s: '%s' is not 0 or 1", name, v);
+    *out = strcmp(v, "1") == 0;
+    return 0;
+}
+
 static int read_env(kb_options *o, kb_err *err) {
     const char *v;
     if ((v = env("KBENCH_PROFILE"))) o->profile = v;
     if ((v = env("KBENCH_BASELINE_DIR"))) o->baseline_dir = v;
     if ((v = env("KBENCH_RESULTS_DIR"))) o->results_dir = v;
-    if ((v = env("KBENCH_UPDATE_BASELINES"))) {
-        if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0)
-            return kb_fail(err, "KBENCH_UPDATE_BASELINES: '%s' is not 0 or 1", v);
-        o->update = strcmp(v, "1") == 0;
-    }
+    if (env_switch("KBENCH_UPDATE_BASELINES", &o->update, err) != 0 ||
+        env_switch("KBENCH_COLD_CACHE", &o->cold_cache, err) != 0)
+        return -1;
     if ((v = env("KBENCH_LATENCY_TOLERANCE")) &&
         parse_double(v, 0.0, 10.0, &o->gate.latency_tol, "KBENCH_LATENCY_TOLERANCE", err) != 0)
         return -1;
@@ -177,6 +190,7 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_MANIFEST: o->manifest = arg; return 0;
     case OPT_UPDATE: o->update = 1; return 0;
     case OPT_PRINT_PROFILE: o->print_profile = 1; return 0;
+    case OPT_COLD_CACHE: o->cold_cache = 1; return 0;
     default: return kb_fail(err, "unknown option (see --help)");
     }
 }

@@ -22,6 +22,7 @@ typedef struct kb_options {
     const char *baseline_file; /* explicit file, overrides dir and profile */
     const char *results_dir;   /* where <test>.json goes; "" disables */
     int update;                /* record into the baseline instead of gating latency */
+    int cold_cache;            /* flush the caches before every timed call */
     int list, print_profile, help;
     uint64_t seed;
     kb_sampling sampling;

@@ -1,12 +1,14 @@
 #include "report.h"
 
 #include "case.h"
+#include "devmon.h"
 
 #include <math.h>
 #include <string.h>
 
 static const char *verdict_text(const kb_case_result *r) {
     if (r->error) return "ERROR";
+    if (r->skipped) return "skipped";
     if (r->acc_fired) return "FAIL accuracy";
     switch (r->lat.verdict) {
     case KB_LAT_REGRESSION: return "FAIL latency";
@@ -22,8 +24,9 @@ static const char *verdict_text(const kb_case_result *r) {
 }
 
 static void print_row(FILE *f, const kb_case_result *r) {
-    if (r->error) {
-        fprintf(f, "%-22s %-8s %s\n", r->c->name, r->impl->variant, verdict_text(r));
+    if (r->error || r->skipped) {
+        fprintf(f, "%-22s %-8s %s%s%s\n", r->c->name, r->variant, verdict_text(r),
+                r->skipped ? ": " : "", r->skipped ? r->skip_why : "");
         return;
     }
     char base[32] = "-", ratio[32] = "-";
@@ -32,10 +35,32 @@ static void print_row(FILE *f, const kb_case_result *r) {
         snprintf(ratio, sizeof ratio, "%.3f", r->lat.ratio);
     }
     fprintf(f, "%-22s %-8s %10.4f %8.1f%% %5.1f%% %4dx%-4d %8.2f %8.2f %10s %6s %9.2e %9.2e  %s\n",
-            r->c->name, r->impl->variant, r->stats.median,
+            r->c->name, r->variant, r->stats.median,
             100.0 * (r->stats.p90 - r->stats.p10) / r->stats.median, 100.0 * r->stats.cv,
             (int)r->stats.n, r->rounds[r->lat.best].reps, r->gbps, r->gflops, base, ratio,
             r->acc.rmse, r->acc.max_abs, verdict_text(r));
+}
+
+/* The best round's power and energy, clock limits and device memory, for
+ * the cases where the backend could measure them. */
+static void print_device_notes(FILE *f, const kb_case_result *r) {
+    const int b = r->lat.best;
+    const kb_samples *best = &r->rounds[b];
+    if (r->error || r->skipped) return;
+    if (r->power_w[b] > 0.0 || r->device_mem_mib >= 0.0) {
+        fprintf(f, "  %s %s: ", r->c->name, r->variant);
+        if (r->power_w[b] > 0.0)
+            fprintf(f, "%.1f W, %.4g mJ per call; ", r->power_w[b], r->energy_mj[b]);
+        if (r->device_mem_mib >= 0.0)
+            fprintf(f, "device memory in use %.0f MiB", r->device_mem_mib);
+        fprintf(f, "\n");
+    }
+    if (r->clock_limits) {
+        char names[128];
+        kb_devmon_reason_names(r->clock_limits, names, sizeof names);
+        fprintf(f, "  %s %s: clocks limited (%s): %d samples dropped, %d kept\n", r->c->name,
+                r->variant, names, best->dropped, best->suspect_kept);
+    }
 }
 
 void kb_report_table(FILE *f, const kb_report *rep) {
@@ -46,6 +71,7 @@ void kb_report_table(FILE *f, const kb_report *rep) {
             "median ms", "p10-p90", "cv", "n x reps", "GB/s", "GFLOP/s", "base ms", "ratio", "rmse",
             "max abs", "verdict");
     for (int i = 0; i < rep->n_results; ++i) print_row(f, &rep->results[i]);
+    for (int i = 0; i < rep->n_results; ++i) print_device_notes(f, &rep->results[i]);
 }
 
 static void print_rounds(FILE *f, const kb_case_result *r) {
@@ -69,14 +95,13 @@ static void print_drift_note(FILE *f, const kb_report *rep, const kb_case_result
     fprintf(f,
             "\n---- note: %s  case %s  variant %s: every round slower than the baseline, "
             "but the machine's bandwidth probe was slower by as much; not failed\n",
-            rep->test_name, r->c->name, r->impl->variant);
+            rep->test_name, r->c->name, r->variant);
     print_rounds(f, r);
 }
 
 static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
     const kb_run_ctx *ctx = rep->ctx;
-    fprintf(f, "\n---- FAILED %s  case %s  variant %s\n", rep->test_name, r->c->name,
-            r->impl->variant);
+    fprintf(f, "\n---- FAILED %s  case %s  variant %s\n", rep->test_name, r->c->name, r->variant);
     if (r->error) {
         fprintf(f, "  error:      %s\n", r->error_msg);
         return;
@@ -122,13 +147,13 @@ static void measurement(FILE *f, const kb_case_result *r, const char *what, doub
     if (!isfinite(v)) return;
     fprintf(f,
             "<CTestMeasurement type=\"numeric/double\" name=\"%s.%s.%s\">%.9g</CTestMeasurement>\n",
-            r->c->name, r->impl->variant, what, v);
+            r->c->name, r->variant, what, v);
 }
 
 void kb_report_measurements(FILE *f, const kb_report *rep) {
     for (int i = 0; i < rep->n_results; ++i) {
         const kb_case_result *r = &rep->results[i];
-        if (r->error) continue;
+        if (r->error || r->skipped) continue;
         measurement(f, r, "median_ms", r->stats.median);
         if (r->has_base && r->lat.verdict != KB_LAT_RECORDED) {
             measurement(f, r, "baseline_ms", r->base.median_ms);
@@ -138,6 +163,10 @@ void kb_report_measurements(FILE *f, const kb_report *rep) {
         measurement(f, r, "rmse", r->acc.rmse);
         measurement(f, r, "gbps", r->gbps);
         measurement(f, r, "gflops", r->gflops);
+        if (r->power_w[r->lat.best] > 0.0) {
+            measurement(f, r, "power_w", r->power_w[r->lat.best]);
+            measurement(f, r, "energy_mj", r->energy_mj[r->lat.best]);
+        }
     }
 }
 
@@ -180,22 +209,48 @@ static cJSON *rounds_json(const kb_case_result *r) {
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
         if (r->round_cpu[i] >= 0) cJSON_AddNumberToObject(o, "cpu", r->round_cpu[i]);
         if (r->probe_gbps[i] > 0.0) cJSON_AddNumberToObject(o, "probe_gbps", r->probe_gbps[i]);
+        if (r->power_w[i] > 0.0) {
+            cJSON_AddNumberToObject(o, "power_w", r->power_w[i]);
+            cJSON_AddNumberToObject(o, "energy_per_call_mj", r->energy_mj[i]);
+        }
+        cJSON_AddNumberToObject(o, "clock_limited_dropped", r->rounds[i].dropped);
+        cJSON_AddNumberToObject(o, "clock_limited_kept", r->rounds[i].suspect_kept);
         cJSON_AddItemToObject(o, "samples_ms", samples_json(&r->rounds[i]));
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
 }
 
+/* What the backend's monitor saw while the case ran: clock limits (null when
+ * it cannot tell), power and energy of the best round, device memory. */
+static cJSON *device_json(const kb_case_result *r) {
+    cJSON *d = cJSON_CreateObject();
+    char names[128];
+    kb_devmon_reason_names(r->clock_limits, names, sizeof names);
+    if (r->clocks_checked)
+        cJSON_AddStringToObject(d, "clock_limits", names);
+    else
+        cJSON_AddNullToObject(d, "clock_limits");
+    if (r->power_w[r->lat.best] > 0.0) {
+        cJSON_AddNumberToObject(d, "power_w", r->power_w[r->lat.best]);
+        cJSON_AddNumberToObject(d, "energy_per_call_mj", r->energy_mj[r->lat.best]);
+    }
+    if (r->device_mem_mib >= 0.0)
+        cJSON_AddNumberToObject(d, "memory_in_use_mib", r->device_mem_mib);
+    return d;
+}
+
 static cJSON *case_json(const kb_case_result *r) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", r->c->name);
-    cJSON_AddStringToObject(o, "variant", r->impl->variant);
+    cJSON_AddStringToObject(o, "variant", r->variant);
     cJSON *dims = cJSON_AddObjectToObject(o, "dims");
     for (int i = 0; i < r->c->n_dims; ++i)
         cJSON_AddNumberToObject(dims, r->c->dim_names[i], (double)r->c->dims[i]);
     cJSON_AddBoolToObject(o, "passed", kb_case_passed(r));
-    if (r->error) {
-        cJSON_AddStringToObject(o, "error", r->error_msg);
+    if (r->error || r->skipped) {
+        cJSON_AddStringToObject(o, r->error ? "error" : "skipped",
+                                r->error ? r->error_msg : r->skip_why);
         return o;
     }
     cJSON_AddNumberToObject(o, "flops", r->flops);
@@ -218,6 +273,7 @@ static cJSON *case_json(const kb_case_result *r) {
         cJSON_AddNumberToObject(lat, "noise", r->lat.noise);
         cJSON_AddNumberToObject(lat, "machine_drift", r->lat.drift);
     }
+    cJSON_AddItemToObject(o, "device", device_json(r));
     cJSON_AddItemToObject(o, "rounds", rounds_json(r));
     return o;
 }
@@ -236,6 +292,7 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
     cJSON_AddNumberToObject(o, "seed", (double)ctx->opt->seed);
     cJSON_AddNumberToObject(o, "latency_tolerance", ctx->opt->gate.latency_tol);
     cJSON_AddNumberToObject(o, "accuracy_drift", ctx->opt->gate.accuracy_drift);
+    cJSON_AddBoolToObject(o, "cold_cache", ctx->opt->cold_cache);
     cJSON *cases = cJSON_AddArrayToObject(o, "cases");
     for (int i = 0; i < rep->n_results; ++i)
         cJSON_AddItemToArray(cases, case_json(&rep->results[i]));
@@ -247,7 +304,7 @@ cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const
     cJSON *e = cJSON_CreateObject();
     const kb_samples *best = &r->rounds[r->lat.best];
     cJSON_AddStringToObject(e, "case", r->c->name);
-    cJSON_AddStringToObject(e, "variant", r->impl->variant);
+    cJSON_AddStringToObject(e, "variant", r->variant);
     cJSON_AddNumberToObject(e, "median_ms", r->stats.median);
     cJSON_AddNumberToObject(e, "min_ms", r->stats.min);
     cJSON_AddNumberToObject(e, "p10_ms", r->stats.p10);

@@ -133,6 +133,9 @@ typedef struct timing_ctx {
     buffers *bf;
     kb_probe *probe;
     kb_affinity cpus;
+    long long calls;       /* timed or warm-up calls made so far */
+    int clocks_checked;    /* the backend answered a clock-limit query */
+    unsigned clock_limits; /* every limit it reported */
 } timing_ctx;
 
 /* Gives one buffer a fresh allocation with the same contents. The new one is
@@ -179,16 +182,48 @@ static int place_round(const kb_run_ctx *ctx, timing_ctx *tc, const kb_case_resu
     return relocate(ctx, tc->bf, err);
 }
 
-static int time_reps(void *p, int reps, double *ms) {
-    const timing_ctx *t = p;
-    return t->ctx->backend->time_calls(t->impl->run, &t->bf->args, reps, ms);
+/* Whether the device's clocks were held down when the sample ended: such a
+ * sample measures the limit, not the kernel, and the sampler drops it. */
+static int clock_suspect(timing_ctx *t) {
+    unsigned reasons = 0;
+    const kb_backend *b = t->ctx->backend;
+    if (!b->clock_limits || b->clock_limits(&reasons) != 0) return 0;
+    t->clocks_checked = 1;
+    t->clock_limits |= reasons;
+    return reasons ? KB_SAMPLE_SUSPECT : 0;
 }
 
-static int measure_round(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r) {
-    kb_samples *s = &r->rounds[r->n_rounds];
+static int time_reps(void *p, int reps, double *ms) {
+    timing_ctx *t = p;
+    const kb_backend *b = t->ctx->backend;
+    if (t->ctx->opt->cold_cache && b->flush_caches() != 0) return -1;
+    if (b->time_calls(t->impl->run, &t->bf->args, reps, ms) != 0) return -1;
+    t->calls += reps;
+    return clock_suspect(t);
+}
+
+static int read_energy(const kb_backend *b, double *joules) {
+    return b->energy_j && b->energy_j(joules) == 0 ? 0 : -1;
+}
+
+/* One round of samples, with the device's power and energy per call over
+ * it where the backend has an energy counter. */
+static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r) {
+    const int i = r->n_rounds;
+    kb_samples *s = &r->rounds[i];
     memset(s, 0, sizeof *s);
-    r->round_cpu[r->n_rounds] = kb_affinity_current();
-    if (kb_sample(&ctx->opt->sampling, time_reps, (void *)tc, s) != 0) return -1;
+    r->round_cpu[i] = kb_affinity_current();
+    kb_sampling cfg = ctx->opt->sampling;
+    if (ctx->opt->cold_cache) cfg.sample_min_s = 0.0; /* one call per flush */
+    double e0 = 0.0, e1 = 0.0, t0 = kb_now_s();
+    const long long calls0 = tc->calls;
+    const int metered = read_energy(ctx->backend, &e0) == 0;
+    if (kb_sample(&cfg, time_reps, tc, s) != 0) return -1;
+    const double wall = kb_now_s() - t0;
+    if (metered && read_energy(ctx->backend, &e1) == 0 && e1 >= e0 && wall > 0.0) {
+        r->power_w[i] = (e1 - e0) / wall;
+        r->energy_mj[i] = (e1 - e0) * 1e3 / (double)(tc->calls - calls0);
+    }
     r->n_rounds++;
     return 0;
 }
@@ -211,7 +246,7 @@ static int needs_probe(const kb_run_ctx *ctx, const kb_case_result *r) {
            v == KB_LAT_MACHINE_DRIFT;
 }
 
-static int measure_and_decide(const kb_run_ctx *ctx, const timing_ctx *tc, kb_case_result *r,
+static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r,
                               kb_err *err) {
     if (measure_round(ctx, tc, r) != 0)
         return kb_fail(err, "the implementation failed while timed");
@@ -263,15 +298,25 @@ static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *i
     bf->args.c = c;
     bf->args.prec = ctx->prec;
     bf->args.stream = ctx->backend->stream ? ctx->backend->stream() : NULL;
-    if (impl->run(&bf->args) != 0) return kb_fail(err, "the implementation reported an error");
+    int rc = impl->run(&bf->args);
+    if (rc == KB_UNSUPPORTED) {
+        r->skipped = 1;
+        snprintf(r->skip_why, sizeof r->skip_why, "%s", kb_unsupported_reason());
+        return 0;
+    }
+    if (rc != 0) return kb_fail(err, "the implementation reported an error");
     if (check_outputs(ctx, bf, r, err) != 0) return -1;
+    r->device_mem_mib = -1.0;
+    if (ctx->backend->memory_used_mib) (void)ctx->backend->memory_used_mib(&r->device_mem_mib);
     kb_probe probe;
     kb_probe_init(&probe, ctx->backend, r->bytes);
-    timing_ctx tc = {ctx, impl, bf, &probe, {0}};
+    timing_ctx tc = {ctx, impl, bf, &probe, {0}, 0, 0, 0};
     kb_affinity_init(&tc.cpus);
-    int rc = time_case(ctx, &tc, r, err);
+    rc = time_case(ctx, &tc, r, err);
     kb_affinity_restore(&tc.cpus);
     kb_probe_free(&probe);
+    r->clocks_checked = tc.clocks_checked;
+    r->clock_limits = tc.clock_limits;
     if (rc != 0) return -1;
     summarise(r);
     return 0;
@@ -281,13 +326,15 @@ void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, k
     memset(r, 0, sizeof *r);
     r->c = c;
     r->impl = impl;
+    snprintf(r->variant, sizeof r->variant, "%s%s", impl->variant,
+             ctx->opt->cold_cache ? "+cold" : "");
     kb_err err = {{0}};
     if (kb_manifest_counts(ctx->manifest, c, ctx->prec, &r->flops, &r->bytes, &err) != 0) {
         case_error(r, err.msg);
         return;
     }
     char key[512];
-    kb_baseline_key(key, sizeof key, ctx->backend->name, kb_prec_name(ctx->prec), impl->variant,
+    kb_baseline_key(key, sizeof key, ctx->backend->name, kb_prec_name(ctx->prec), r->variant,
                     c->name);
     r->has_base = kb_baseline_get(ctx->baseline, key, &r->base);
     buffers bf;

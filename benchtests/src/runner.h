@@ -27,6 +27,9 @@ typedef struct kb_run_ctx {
 typedef struct kb_case_result {
     const kb_case *c;
     const kb_impl *impl;
+    char variant[96]; /* as keyed in the baseline: the impl's, "+cold" in cold-cache mode */
+    int skipped;      /* the implementation cannot run this case here */
+    char skip_why[512];
     double flops, bytes;
     kb_accuracy acc;
     int acc_fired;
@@ -34,8 +37,13 @@ typedef struct kb_case_result {
     kb_samples rounds[KB_MAX_ROUNDS];
     double probe_gbps[KB_MAX_ROUNDS]; /* bandwidth probe after each round; 0 = not run */
     int round_cpu[KB_MAX_ROUNDS];     /* CPU each round started on; -1 = unknown */
+    double power_w[KB_MAX_ROUNDS];    /* device power over the round; 0 = not measured */
+    double energy_mj[KB_MAX_ROUNDS];  /* device energy per call over the round */
     int n_rounds;
-    kb_stats stats; /* of the best round */
+    int clocks_checked;    /* the backend could tell whether its clocks were limited */
+    unsigned clock_limits; /* KB_CLOCKS_* seen after any timed sample (devmon.h) */
+    double device_mem_mib; /* device memory in use while the case ran; < 0: unknown */
+    kb_stats stats;        /* of the best round */
     double gbps, gflops;
     int has_base;
     kb_baseline_entry base;

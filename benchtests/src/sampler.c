@@ -23,7 +23,8 @@ static int warm_up(const kb_sampling *cfg, kb_time_fn fn, void *ctx, double *cal
     double t0 = kb_now_s(), ms = 0.0;
     int calls = 0;
     do {
-        if (fn(ctx, 1, &ms) != 0) return -1;
+        int rc = fn(ctx, 1, &ms);
+        if (rc != 0 && rc != KB_SAMPLE_SUSPECT) return -1;
         ++calls;
     } while (kb_now_s() - t0 < cfg->warmup_s || calls < 2);
     *call_ms = ms;
@@ -48,6 +49,7 @@ static int push(kb_samples *s, double ms) {
 }
 
 static const char *stop_rule(const kb_sampling *cfg, const kb_samples *s, double elapsed) {
+    if (s->n == 0) return NULL; /* only suspect samples so far */
     if (s->n >= cfg->max_samples) return "max_samples";
     if (elapsed >= cfg->max_time_s) return "max_time";
     if (s->n < cfg->min_samples || elapsed < cfg->min_time_s) return NULL;
@@ -65,8 +67,14 @@ int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out)
     double t0 = kb_now_s();
     for (;;) {
         double ms;
-        if (fn(ctx, out->reps, &ms) != 0) return -1;
-        if (push(out, ms / out->reps) != 0) return -1;
+        int rc = fn(ctx, out->reps, &ms);
+        if (rc != 0 && rc != KB_SAMPLE_SUSPECT) return -1;
+        if (rc == KB_SAMPLE_SUSPECT && out->dropped < cfg->max_samples) {
+            out->dropped++;
+        } else {
+            out->suspect_kept += rc == KB_SAMPLE_SUSPECT;
+            if (push(out, ms / out->reps) != 0) return -1;
+        }
         out->elapsed_s = kb_now_s() - t0;
         out->stop_rule = stop_rule(cfg, out, out->elapsed_s);
         if (out->stop_rule) {

@@ -21,13 +21,19 @@ typedef struct kb_sampling {
 kb_sampling kb_sampling_defaults(void);
 
 /* Times `reps` consecutive calls; stores the elapsed milliseconds of all of
- * them in *ms. Returns 0, or non-zero when the kernel failed. */
+ * them in *ms. Returns 0; KB_SAMPLE_SUSPECT when the sample was taken while
+ * the device was not running free (clocks held down by a power or thermal
+ * limit), which the sampler drops; anything else when the kernel failed. */
 typedef int (*kb_time_fn)(void *ctx, int reps, double *ms);
+
+#define KB_SAMPLE_SUSPECT 1
 
 typedef struct kb_samples {
     double *ms; /* per-call milliseconds, one per sample */
     int n, cap;
     int reps;              /* calls per sample */
+    int dropped;           /* suspect samples left out (at most max_samples) */
+    int suspect_kept;      /* suspect samples kept: the device stayed limited */
     double elapsed_s;      /* wall time spent sampling */
     double median;         /* of ms, set once the loop ends */
     const char *stop_rule; /* which rule ended the loop */

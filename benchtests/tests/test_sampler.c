@@ -11,7 +11,8 @@ typedef struct fake {
     double call_ms[2]; /* per-call time, alternating between the two */
     int calls;         /* how many times the function ran */
     int last_reps;
-    int fail_at; /* the call (1-based) that fails; 0: never */
+    int fail_at;                  /* the call (1-based) that fails; 0: never */
+    int suspect_from, suspect_to; /* calls (1-based) reported as suspect */
 } fake;
 
 static int fake_time(void *ctx, int reps, double *ms) {
@@ -20,7 +21,7 @@ static int fake_time(void *ctx, int reps, double *ms) {
     f->last_reps = reps;
     if (f->calls == f->fail_at) return 7;
     *ms = reps * f->call_ms[f->calls % 2];
-    return 0;
+    return f->calls >= f->suspect_from && f->calls <= f->suspect_to ? KB_SAMPLE_SUSPECT : 0;
 }
 
 /* Limits where only the sample counts matter: no warm-up time (so exactly
@@ -39,7 +40,7 @@ static kb_sampling config(void) {
 
 static void test_stops_at_ci_target(void) {
     kb_sampling c = config();
-    fake f = {{0.5, 0.5}, 0, 0, 0};
+    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     /* Identical samples: the CI has width 0 as soon as min_samples is met. */
@@ -57,7 +58,7 @@ static void test_stops_at_max_samples(void) {
     kb_sampling c = config();
     c.max_samples = 25;
     /* Alternating 0.5 / 1.5 ms: the median's CI never gets narrow. */
-    fake f = {{0.5, 1.5}, 0, 0, 0};
+    fake f = {{0.5, 1.5}, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.n, 25);
@@ -69,7 +70,7 @@ static void test_stops_at_max_samples(void) {
 static void test_many_samples_grow_buffer(void) {
     kb_sampling c = config();
     c.max_samples = 1000; /* more than the first allocation */
-    fake f = {{0.5, 1.5}, 0, 0, 0};
+    fake f = {{0.5, 1.5}, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.n, 1000);
@@ -85,7 +86,7 @@ static void test_min_time_keeps_sampling(void) {
     kb_sampling c = config();
     c.min_time_s = 3600.0;
     c.max_samples = 30;
-    fake f = {{0.5, 0.5}, 0, 0, 0};
+    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.n, 30);
@@ -97,7 +98,7 @@ static void test_max_time_zero_stops_after_one_sample(void) {
     kb_sampling c = config();
     c.min_time_s = 0.0;
     c.max_time_s = 0.0; /* any elapsed time is >= 0 */
-    fake f = {{0.5, 0.5}, 0, 0, 0};
+    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.n, 1);
@@ -108,7 +109,7 @@ static void test_max_time_zero_stops_after_one_sample(void) {
 static void test_reps_batching(void) {
     kb_sampling c = config();
     /* 0.001 ms a call, samples of at least 0.0005 s = 0.5 ms: 500 calls. */
-    fake f = {{0.001, 0.001}, 0, 0, 0};
+    fake f = {{0.001, 0.001}, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.reps, 500);
@@ -118,20 +119,20 @@ static void test_reps_batching(void) {
     kb_samples_free(&s);
 
     /* 0.3 ms a call: ceil(0.5 / 0.3) = 2. */
-    fake g = {{0.3, 0.3}, 0, 0, 0};
+    fake g = {{0.3, 0.3}, 0, 0, 0, 0, 0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &g, &s), 0);
     ASSERT_INT_EQ(s.reps, 2);
     kb_samples_free(&s);
 
     /* A call reported as taking no time: clamped to 1e-6 ms, 500000 reps. */
-    fake z = {{0.0, 0.0}, 0, 0, 0};
+    fake z = {{0.0, 0.0}, 0, 0, 0, 0, 0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &z, &s), 0);
     ASSERT_INT_EQ(s.reps, 500000);
     kb_samples_free(&s);
 
     /* No batching asked for: one call per sample. */
     c.sample_min_s = 0.0;
-    fake h = {{0.001, 0.001}, 0, 0, 0};
+    fake h = {{0.001, 0.001}, 0, 0, 0, 0, 0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &h, &s), 0);
     ASSERT_INT_EQ(s.reps, 1);
     kb_samples_free(&s);
@@ -140,16 +141,46 @@ static void test_reps_batching(void) {
 static void test_error_propagates(void) {
     kb_sampling c = config();
     kb_samples s = {0};
-    fake warm = {{0.5, 0.5}, 0, 0, 1}; /* fails in the warm-up */
+    fake warm = {{0.5, 0.5}, 0, 0, 1, 0, 0}; /* fails in the warm-up */
     ASSERT(kb_sample(&c, fake_time, &warm, &s) != 0);
     ASSERT_INT_EQ(warm.calls, 1);
     kb_samples_free(&s);
 
-    fake mid = {{0.5, 0.5}, 0, 0, 6}; /* fails at the fourth sample */
+    fake mid = {{0.5, 0.5}, 0, 0, 6, 0, 0}; /* fails at the fourth sample */
     ASSERT(kb_sample(&c, fake_time, &mid, &s) != 0);
     ASSERT_INT_EQ(mid.calls, 6); /* stopped right there */
     kb_samples_free(&s);
     ASSERT(s.ms == NULL);
+}
+
+static void test_suspect_samples_dropped(void) {
+    kb_sampling c = config();
+    /* Calls 3-7 (the first five samples) were taken with the clocks held
+     * down: they are left out and the loop goes on to its ten samples. */
+    fake f = {{0.5, 0.5}, 0, 0, 0, 3, 7};
+    kb_samples s = {0};
+    ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
+    ASSERT_INT_EQ(s.dropped, 5);
+    ASSERT_INT_EQ(s.suspect_kept, 0);
+    ASSERT_INT_EQ(s.n, 10);
+    ASSERT_INT_EQ(f.calls, 2 + 5 + 10);
+    ASSERT_NEAR(s.median, 0.5, 0);
+    kb_samples_free(&s);
+}
+
+static void test_suspect_kept_when_limited_for_good(void) {
+    /* Every sample suspect: max_samples of them are dropped, then they are
+     * kept and counted, so a device limited for good is still measured. */
+    kb_sampling c = config();
+    c.max_samples = 20;
+    fake f = {{0.5, 0.5}, 0, 0, 0, 1, 1000000};
+    kb_samples s = {0};
+    ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
+    ASSERT_INT_EQ(s.dropped, 20);
+    ASSERT_INT_EQ(s.suspect_kept, 10);
+    ASSERT_INT_EQ(s.n, 10);
+    ASSERT_INT_EQ(f.calls, 2 + 20 + 10);
+    kb_samples_free(&s);
 }
 
 int main(void) {
@@ -160,5 +191,7 @@ int main(void) {
     RUN_TEST(test_max_time_zero_stops_after_one_sample);
     RUN_TEST(test_reps_batching);
     RUN_TEST(test_error_propagates);
+    RUN_TEST(test_suspect_samples_dropped);
+    RUN_TEST(test_suspect_kept_when_limited_for_good);
     return kb_test_summary();
 }

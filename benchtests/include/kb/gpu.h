@@ -89,29 +89,53 @@ template <> struct kb_store<kb_bf16> {
     }
 };
 
-/* ---- 16-byte vectors: N = 16 / sizeof(S) elements per load ---- */
+/* ---- vectors: N elements moved as one load (16 bytes when N = 16 / sizeof(S)) ---- */
 
-template <typename S> struct kb_vec {
-    static constexpr int n = 16 / sizeof(S);
-    S v[n];
+template <typename S, int N = 16 / (int)sizeof(S)> struct kb_vec {
+    static constexpr int n = N;
+    S v[N];
 };
 
+/* The arithmetic type of a storage type: float, or double for double. */
+template <typename S> struct kb_acc { typedef decltype(kb_widen(S())) type; };
+
+template <typename S, int N> __device__ __forceinline__ kb_vec<S, N> kb_load_vec(const S *p) {
+    kb_vec<S, N> out;
+    if constexpr (sizeof(out) == 16) {
+        union {
+            uint4 raw;
+            kb_vec<S, N> vec;
+        } u;
+        u.raw = *reinterpret_cast<const uint4 *>(p);
+        out = u.vec;
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) out.v[j] = p[j];
+    }
+    return out;
+}
+
+template <typename S, int N>
+__device__ __forceinline__ void kb_store_vec(S *p, const kb_vec<S, N> &v) {
+    if constexpr (sizeof(v) == 16) {
+        union {
+            uint4 raw;
+            kb_vec<S, N> vec;
+        } u;
+        u.vec = v;
+        *reinterpret_cast<uint4 *>(p) = u.raw;
+    } else {
+#pragma unroll
+        for (int j = 0; j < N; ++j) p[j] = v.v[j];
+    }
+}
+
 template <typename S> __device__ __forceinline__ kb_vec<S> kb_load16(const S *p) {
-    union {
-        uint4 raw;
-        kb_vec<S> vec;
-    } u;
-    u.raw = *reinterpret_cast<const uint4 *>(p);
-    return u.vec;
+    return kb_load_vec<S, kb_vec<S>::n>(p);
 }
 
 template <typename S> __device__ __forceinline__ void kb_store16(S *p, const kb_vec<S> &v) {
-    union {
-        uint4 raw;
-        kb_vec<S> vec;
-    } u;
-    u.vec = v;
-    *reinterpret_cast<uint4 *>(p) = u.raw;
+    kb_store_vec<S, kb_vec<S>::n>(p, v);
 }
 
 /* ---- reductions (warp 32 or 64) ---- */
@@ -151,6 +175,18 @@ __device__ __forceinline__ float kb_exp(float x) {
 __device__ __forceinline__ double kb_exp(double x) {
     return exp(x);
 }
+__device__ __forceinline__ float kb_erf(float x) {
+    return erff(x);
+}
+__device__ __forceinline__ double kb_erf(double x) {
+    return erf(x);
+}
+__device__ __forceinline__ float kb_sqrt(float x) {
+    return sqrtf(x);
+}
+__device__ __forceinline__ double kb_sqrt(double x) {
+    return sqrt(x);
+}
 
 /* ---- launching by precision ---- */
 
@@ -164,9 +200,9 @@ template <typename F> int kb_gpu_dispatch(kb_prec prec, F f) {
     case KB_FP32: return f(kb_type<float>());
     case KB_FP16: return f(kb_type<kb_f16>());
     case KB_BF16: return f(kb_type<kb_bf16>());
-    default: fprintf(stderr, "no %s implementation for precision %d\n", KB_GPU_BACKEND, (int)prec);
+    default: break;
     }
-    return 1;
+    return kb_unsupported("no %s implementation for precision %d", KB_GPU_BACKEND, (int)prec);
 }
 
 /* Blocks for a grid-stride loop over n items: enough to fill the device
@@ -217,6 +253,96 @@ template <typename Op> int kb_gpu_map(const kb_args *a, size_t n, Op op, const c
         KB_GPU_CHECK_LAUNCH(what);
         return 0;
     });
+}
+
+/* ---- row-wise kernels: one block per row, the row held in registers ---- */
+
+/* A row of n elements spread over the block: thread t holds the loads t,
+ * t + blockDim.x, ... (VPT of them, V elements each), widened to the
+ * arithmetic type T. Memory sees the row once, however many reductions run
+ * over it. Every thread of the block must take part in reduce(). */
+template <typename S, int V, int VPT> struct kb_row {
+    typedef typename kb_acc<S>::type T;
+    T v[VPT][V];
+    int n;
+
+    __device__ int col(int k) const { return (k * (int)blockDim.x + (int)threadIdx.x) * V; }
+
+    __device__ void load(const S *__restrict__ x, int len) {
+        n = len;
+#pragma unroll
+        for (int k = 0; k < VPT; ++k) {
+            if (col(k) >= n) continue;
+            kb_vec<S, V> in = kb_load_vec<S, V>(x + col(k));
+#pragma unroll
+            for (int j = 0; j < V; ++j) v[k][j] = kb_widen(in.v[j]);
+        }
+    }
+
+    /* Every element x becomes f(x). */
+    template <typename F> __device__ void apply(F f) {
+#pragma unroll
+        for (int k = 0; k < VPT; ++k)
+#pragma unroll
+            for (int j = 0; j < V; ++j) v[k][j] = f(v[k][j]);
+    }
+
+    /* op over f(x) for the row's elements, returned to every thread. */
+    template <typename F, typename Op>
+    __device__ T reduce(F f, Op op, T identity, T *scratch) const {
+        T acc = identity;
+#pragma unroll
+        for (int k = 0; k < VPT; ++k) {
+            if (col(k) >= n) continue;
+#pragma unroll
+            for (int j = 0; j < V; ++j) acc = op(acc, f(v[k][j]));
+        }
+        return kb_block_reduce(acc, scratch, op, identity);
+    }
+
+    /* Writes the row: f(x, c, out) turns the V values starting at column c
+     * into the V values stored there. */
+    template <typename F> __device__ void store(S *__restrict__ y, F f) const {
+#pragma unroll
+        for (int k = 0; k < VPT; ++k) {
+            if (col(k) >= n) continue;
+            T out[V];
+            f(v[k], col(k), out);
+            kb_vec<S, V> st;
+#pragma unroll
+            for (int j = 0; j < V; ++j) st.v[j] = kb_store<S>::from(out[j]);
+            kb_store_vec<S, V>(y + col(k), st);
+        }
+    }
+};
+
+/* The shape of a row kernel: V elements per load, VPT loads per thread. */
+template <int V_, int VPT_> struct kb_row_shape { static constexpr int v = V_, vpt = VPT_; };
+
+/* Threads for `per` loads each: whole 64-lane groups (whole warps on either
+ * vendor, as kb_block_reduce needs). */
+static inline unsigned kb__row_threads(int per) {
+    return (unsigned)((per + 63) / 64 * 64);
+}
+
+template <int V, typename Launch> int kb__row_launch(int n, Launch launch) {
+    const int loads = (n + V - 1) / V;
+    if (loads <= 1024) return launch(kb_row_shape<V, 1>(), kb__row_threads(loads));
+    if (loads <= 2048) return launch(kb_row_shape<V, 2>(), kb__row_threads((loads + 1) / 2));
+    if (loads <= 4096) return launch(kb_row_shape<V, 4>(), kb__row_threads((loads + 3) / 4));
+    if (loads <= 8192) return launch(kb_row_shape<V, 8>(), kb__row_threads((loads + 7) / 8));
+    return kb_unsupported("rows of %d elements: one %s block holds at most %d in registers", n,
+                          KB_GPU_BACKEND, 8192 * V);
+}
+
+/* Launches a row kernel over rows of n elements of S. The load is 16 bytes
+ * when n is a multiple of 16 bytes' worth (rows then stay 16-byte aligned),
+ * else one element; loads per thread are the fewest of 1, 2, 4, 8 that fit
+ * the row in 1024 threads. launch(kb_row_shape<V, VPT>(), threads) launches
+ * the kernel template for that shape and returns 0 or non-zero. */
+template <typename S, typename Launch> int kb_gpu_rows(int n, Launch launch) {
+    constexpr int W = kb_vec<S>::n;
+    return n % W == 0 ? kb__row_launch<W>(n, launch) : kb__row_launch<1>(n, launch);
 }
 
 /* Registers an implementation of this kernel for the backend this file is

@@ -95,6 +95,21 @@ const kb_kernel *kb_this_kernel(void);
         return &(def);                                                                             \
     }
 
+/* What an implementation returns when it cannot run this case here (a
+ * precision the device lacks, a shape beyond what it handles): the harness
+ * reports the case as skipped with the reason, and the test exits 77 when
+ * every case skipped. kb_unsupported() records the reason (printf-style)
+ * and returns KB_UNSUPPORTED. */
+#define KB_UNSUPPORTED 77
+int kb_unsupported(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* The reason given by the last kb_unsupported() call ("" if none). */
+const char *kb_unsupported_reason(void);
+
 /* Adds an implementation defined in another file of the driver (a kernel's
  * GPU source, built once per GPU backend) to the kernel's own list. Called
  * at load time through KB_GPU_REGISTER_IMPL (kb/gpu.h); returns 0, or -1

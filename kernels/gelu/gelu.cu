@@ -1,0 +1,17 @@
+/* GELU on the GPU (CUDA and HIP from this one source), erf form:
+ * y = 0.5 x (1 + erf(x / sqrt(2))), an elementwise map at memory speed. The
+ * device's erf/erff are accurate to a few ulp, unlike the CPU's fast
+ * float path, so the manifest's tolerances hold with room. */
+#include "kb/gpu.h"
+
+struct gelu_op {
+    template <typename T> __device__ T operator()(T x) const {
+        return T(0.5) * x * (T(1) + kb_erf(x * T(0.70710678118654752440)));
+    }
+};
+
+static int gelu_gpu(const kb_args *a) {
+    return kb_gpu_map(a, (size_t)kb_case_dim(a->c, "n"), gelu_op(), "gelu");
+}
+
+KB_GPU_REGISTER_IMPL("default", gelu_gpu);
