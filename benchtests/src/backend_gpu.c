@@ -97,8 +97,11 @@ static void *gpu_alloc(size_t bytes, kb_err *err) {
     return p;
 }
 
+/* The interface has no error path here; a failure (a fault left by a
+ * kernel, usually) is reported and the case's own checks fail on it. */
 static void gpu_release(void *p) {
-    if (p) kb_gpu(Free)(p);
+    gpu_error e = p ? kb_gpu(Free)(p) : kb_gpu(Success);
+    if (e != kb_gpu(Success)) complain(e, "freeing device memory");
 }
 
 static int gpu_upload(void *dst, const void *src, size_t bytes, kb_err *err) {
@@ -208,9 +211,10 @@ static int gpu_memory_used_mib(double *mib) {
     return 0;
 }
 
+/* A device attribute, -1 when the runtime cannot say. */
 static int attribute(int attr) {
     int v = 0;
-    return kb_gpu(DeviceGetAttribute)(&v, attr, device) == kb_gpu(Success) ? v : 0;
+    return kb_gpu(DeviceGetAttribute)(&v, attr, device) == kb_gpu(Success) ? v : -1;
 }
 
 /* Profile: the device name as a slug ("nvidia-h100-80gb-hbm3"); hardware id:
@@ -228,28 +232,41 @@ static void gpu_identify(char *profile, size_t psize, char *hardware_id, size_t 
              attribute(KB_GPU_ATTR_CLOCK_KHZ) / 1000);
 }
 
+/* A number from a runtime query, or null when the query failed. */
+static void add_queried(cJSON *env, const char *key, gpu_error e, double value) {
+    if (e == kb_gpu(Success))
+        cJSON_AddNumberToObject(env, key, value);
+    else
+        cJSON_AddNullToObject(env, key);
+}
+
+static void add_attribute(cJSON *env, const char *key, int attr, int divisor) {
+    int v = attribute(attr);
+    add_queried(env, key, v < 0 ? kb_gpu(ErrorInvalidValue) : kb_gpu(Success), v / divisor);
+}
+
 static void gpu_describe(cJSON *env) {
     int driver = 0, runtime = 0;
-    kb_gpu(DriverGetVersion)(&driver);
-    kb_gpu(RuntimeGetVersion)(&runtime);
     size_t free_b = 0, total_b = 0;
-    kb_gpu(MemGetInfo)(&free_b, &total_b);
+    gpu_error e_driver = kb_gpu(DriverGetVersion)(&driver);
+    gpu_error e_runtime = kb_gpu(RuntimeGetVersion)(&runtime);
+    gpu_error e_mem = kb_gpu(MemGetInfo)(&free_b, &total_b);
     cJSON_AddStringToObject(env, "device", props.name);
     cJSON_AddNumberToObject(env, "device_index", device);
     cJSON_AddNumberToObject(env, "compute_capability", props.major + props.minor / 10.0);
 #if defined(KB_GPU_HIP)
     cJSON_AddStringToObject(env, "gcn_arch", props.gcnArchName);
 #endif
-    cJSON_AddNumberToObject(env, "multiprocessors", attribute(KB_GPU_ATTR_SMS));
-    cJSON_AddNumberToObject(env, "warp_size", attribute(KB_GPU_ATTR_WARP));
-    cJSON_AddNumberToObject(env, "sm_clock_mhz", attribute(KB_GPU_ATTR_CLOCK_KHZ) / 1000);
-    cJSON_AddNumberToObject(env, "memory_clock_mhz", attribute(KB_GPU_ATTR_MEMCLOCK_KHZ) / 1000);
-    cJSON_AddNumberToObject(env, "memory_bus_bits", attribute(KB_GPU_ATTR_BUS_BITS));
-    cJSON_AddNumberToObject(env, "l2_bytes", attribute(KB_GPU_ATTR_L2_BYTES));
-    cJSON_AddNumberToObject(env, "memory_total_mib", (double)(total_b >> 20));
-    cJSON_AddNumberToObject(env, "memory_in_use_mib", (double)((total_b - free_b) >> 20));
-    cJSON_AddNumberToObject(env, "driver_version", driver);
-    cJSON_AddNumberToObject(env, "runtime_version", runtime);
+    add_attribute(env, "multiprocessors", KB_GPU_ATTR_SMS, 1);
+    add_attribute(env, "warp_size", KB_GPU_ATTR_WARP, 1);
+    add_attribute(env, "sm_clock_mhz", KB_GPU_ATTR_CLOCK_KHZ, 1000);
+    add_attribute(env, "memory_clock_mhz", KB_GPU_ATTR_MEMCLOCK_KHZ, 1000);
+    add_attribute(env, "memory_bus_bits", KB_GPU_ATTR_BUS_BITS, 1);
+    add_attribute(env, "l2_bytes", KB_GPU_ATTR_L2_BYTES, 1);
+    add_queried(env, "memory_total_mib", e_mem, (double)(total_b >> 20));
+    add_queried(env, "memory_in_use_mib", e_mem, (double)((total_b - free_b) >> 20));
+    add_queried(env, "driver_version", e_driver, driver);
+    add_queried(env, "runtime_version", e_runtime, runtime);
     cJSON_AddStringToObject(env, "pci_bus_id", bus_id);
     cJSON *mon = cJSON_AddObjectToObject(env, "monitor");
     cJSON_AddStringToObject(mon, "library", MONITOR_SOURCE == KB_DEVMON_NVML ? "nvml" : "rocm-smi");
