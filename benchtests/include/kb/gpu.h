@@ -279,12 +279,14 @@ template <typename S, int V, int VPT> struct kb_row {
         }
     }
 
-    /* Every element x becomes f(x). */
+    /* Every element x of the row becomes f(x). */
     template <typename F> __device__ void apply(F f) {
 #pragma unroll
-        for (int k = 0; k < VPT; ++k)
+        for (int k = 0; k < VPT; ++k) {
+            if (col(k) >= n) continue;
 #pragma unroll
             for (int j = 0; j < V; ++j) v[k][j] = f(v[k][j]);
+        }
     }
 
     /* op over f(x) for the row's elements, returned to every thread. */
