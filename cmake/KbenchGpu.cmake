@@ -53,20 +53,19 @@ set(KBENCH_HIP_ARCHITECTURES "gfx90a;gfx940" CACHE STRING
   "AMD GPU targets of the HIP objects (hipcc --offload-arch)")
 set(KBENCH_GPU_INCLUDE "${PROJECT_SOURCE_DIR}/benchtests/include")
 
-# kbench-<name>-cuda: the kernel's C files, its reference and <name>.cu
-# compiled by nvcc, with the CUDA backend.
-function(kbench_add_cuda_driver name exe sources gpu_source)
-  add_executable(${exe} ${sources} "${gpu_source}")
+# kbench-<name>-cuda: the kernel's host objects (C sources and reference)
+# with <name>.cu compiled by nvcc and the CUDA backend.
+function(kbench_add_cuda_driver name exe host gpu_source)
+  add_executable(${exe} "${gpu_source}")
   set_source_files_properties("${gpu_source}" PROPERTIES LANGUAGE CUDA)
   target_compile_options(${exe} PRIVATE
-    $<$<COMPILE_LANGUAGE:C>:${KBENCH_KERNEL_FLAGS}>
-    $<$<COMPILE_LANGUAGE:CUDA>:-std=c++17 -Xcompiler=-Wall,-Wextra>
-    $<$<AND:$<BOOL:${KBENCH_WERROR}>,$<COMPILE_LANGUAGE:CUDA>>:-Werror=all-warnings -Xcompiler=-Werror>)
-  target_link_libraries(${exe} PRIVATE kb::driver kb_backend_cuda CUDA::cudart kb_warnings m)
+    -std=c++17 -Xcompiler=-Wall,-Wextra
+    $<$<BOOL:${KBENCH_WERROR}>:-Werror=all-warnings -Xcompiler=-Werror>)
+  target_link_libraries(${exe} PRIVATE ${host} kb_backend_cuda)
 endfunction()
 
 # kbench-<name>-hip: the same with <name>.cu compiled by hipcc as HIP.
-function(kbench_add_hip_driver name exe sources gpu_source)
+function(kbench_add_hip_driver name exe host gpu_source)
   set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/${name}.o")
   file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/hip")
   set(arch_flags "")
@@ -84,8 +83,7 @@ function(kbench_add_hip_driver name exe sources gpu_source)
     DEPFILE "${obj}.d"
     COMMENT "Building HIP object ${name}.o"
     VERBATIM)
-  add_executable(${exe} ${sources} "${obj}")
-  target_compile_options(${exe} PRIVATE ${KBENCH_KERNEL_FLAGS})
-  target_link_libraries(${exe} PRIVATE kb::driver kb_backend_hip hip::host kb_warnings m)
+  add_executable(${exe} "${obj}")
+  target_link_libraries(${exe} PRIVATE ${host} kb_backend_hip)
   set_target_properties(${exe} PROPERTIES LINKER_LANGUAGE CXX)
 endfunction()

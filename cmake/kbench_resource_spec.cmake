@@ -249,6 +249,18 @@ endfunction()
 
 # ---- which GPUs the runtime sees ---------------------------------------------
 
+# The list 0;1;...;n-1 (empty for n = 0): every GPU a tool listed.
+function(kb_positions out_var n)
+  set(all "")
+  if(n GREATER 0)
+    math(EXPR last "${n} - 1")
+    foreach(i RANGE ${last})
+      list(APPEND all ${i})
+    endforeach()
+  endif()
+  set(${out_var} "${all}" PARENT_SCOPE)
+endfunction()
+
 # CUDA: sets <out_var> to the positions (in nvidia-smi's list of <n> GPUs,
 # UUIDs <uuids>) of the GPUs CUDA enumerates, in CUDA's order, after
 # CUDA_VISIBLE_DEVICES. The rule is the driver's as PyTorch models it
@@ -260,13 +272,7 @@ endfunction()
 # and so does an empty value.
 function(kb_cuda_visible out_var n uuids)
   if(NOT DEFINED ENV{CUDA_VISIBLE_DEVICES})
-    set(all "")
-    if(n GREATER 0)
-      math(EXPR last "${n} - 1")
-      foreach(i RANGE ${last})
-        list(APPEND all ${i})
-      endforeach()
-    endif()
+    kb_positions(all ${n})
     set(${out_var} "${all}" PARENT_SCOPE)
     return()
   endif()
@@ -362,13 +368,7 @@ endfunction()
 # UUID entries ("GPU-...") are refused with a message: rocm-smi's listing here
 # carries no UUIDs to match them against.
 function(kb_hip_visible out_var n)
-  set(picked "")
-  if(n GREATER 0)
-    math(EXPR last "${n} - 1")
-    foreach(i RANGE ${last})
-      list(APPEND picked ${i})
-    endforeach()
-  endif()
+  kb_positions(picked ${n})
 
   if(DEFINED ENV{ROCR_VISIBLE_DEVICES})
     set(value "$ENV{ROCR_VISIBLE_DEVICES}")

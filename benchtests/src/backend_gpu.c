@@ -1,5 +1,5 @@
 /* The GPU backend, one source for CUDA and HIP (built once per runtime with
- * KB_GPU_CUDA or KB_GPU_HIP; kb/gpu_runtime.h maps the names). Memory lives
+ * KB_GPU_HIP for HIP, without for CUDA; kb/gpu_runtime.h maps the names). Memory lives
  * on the device CTest assigned (CTEST_RESOURCE_GROUP_0_GPUS) or device 0;
  * every call is timed with events on one stream the kernels launch on. */
 #include "backend.h"
@@ -116,12 +116,16 @@ static int gpu_download(void *dst, const void *src, size_t bytes, kb_err *err) {
     return e == kb_gpu(Success) ? 0 : fail(err, e, "copying from the device");
 }
 
-/* Events on the kernels' stream bracket the calls; a fault in any of them
- * surfaces at the synchronisation. */
-static int timed(int (*body)(void *), void *ctx, double *ms) {
+/* Events on the kernels' stream bracket the timed calls: start() before
+ * them, stop() after, which waits for them; a fault in any of the calls
+ * surfaces at that synchronisation. */
+static int start(void) {
     gpu_error e = kb_gpu(EventRecord)(ev_start, stream);
-    if (e != kb_gpu(Success)) return complain(e, "recording the start event");
-    if (body(ctx) != 0) return -1;
+    return e == kb_gpu(Success) ? 0 : complain(e, "recording the start event");
+}
+
+static int stop(double *ms) {
+    gpu_error e;
     if ((e = kb_gpu(EventRecord)(ev_stop, stream)) != kb_gpu(Success) ||
         (e = kb_gpu(EventSynchronize)(ev_stop)) != kb_gpu(Success))
         return complain(e, "running the timed calls");
@@ -132,45 +136,21 @@ static int timed(int (*body)(void *), void *ctx, double *ms) {
     return 0;
 }
 
-typedef struct calls {
-    kb_impl_fn fn;
-    const kb_args *a;
-    int reps;
-} calls;
-
-static int run_calls(void *p) {
-    const calls *c = p;
-    for (int r = 0; r < c->reps; ++r)
-        if (c->fn(c->a) != 0) return -1;
-    return 0;
-}
-
 static int gpu_time_calls(kb_impl_fn fn, const kb_args *a, int reps, double *ms) {
-    calls c = {fn, a, reps};
-    return timed(run_calls, &c, ms);
-}
-
-typedef struct copies {
-    void *dst;
-    const void *src;
-    size_t bytes;
-    int reps;
-} copies;
-
-static int run_copies(void *p) {
-    const copies *c = p;
-    for (int r = 0; r < c->reps; ++r) {
-        gpu_error e =
-            kb_gpu(MemcpyAsync)(c->dst, c->src, c->bytes, kb_gpu(MemcpyDeviceToDevice), stream);
-        if (e != kb_gpu(Success)) return complain(e, "the bandwidth probe's copy");
-    }
-    return 0;
+    if (start() != 0) return -1;
+    for (int r = 0; r < reps; ++r)
+        if (fn(a) != 0) return -1;
+    return stop(ms);
 }
 
 /* The device's own streaming bandwidth: the runtime's device-to-device copy. */
 static int gpu_time_stream(void *dst, const void *src, size_t bytes, int reps, double *ms) {
-    copies c = {dst, src, bytes, reps};
-    return timed(run_copies, &c, ms);
+    if (start() != 0) return -1;
+    for (int r = 0; r < reps; ++r) {
+        gpu_error e = kb_gpu(MemcpyAsync)(dst, src, bytes, kb_gpu(MemcpyDeviceToDevice), stream);
+        if (e != kb_gpu(Success)) return complain(e, "the bandwidth probe's copy");
+    }
+    return stop(ms);
 }
 
 static void *gpu_stream(void) {
@@ -197,11 +177,11 @@ static int gpu_flush_caches(void) {
 }
 
 static int gpu_clock_limits(unsigned *reasons) {
-    return monitor.clocks_ok ? kb_devmon_clock_reasons(&monitor, reasons) : -1;
+    return kb_devmon_clock_reasons(&monitor, reasons);
 }
 
 static int gpu_energy_j(double *joules) {
-    return monitor.energy_ok ? kb_devmon_energy_j(&monitor, joules) : -1;
+    return kb_devmon_energy_j(&monitor, joules);
 }
 
 static int gpu_memory_used_mib(double *mib) {
@@ -242,7 +222,10 @@ static void add_queried(cJSON *env, const char *key, gpu_error e, double value) 
 
 static void add_attribute(cJSON *env, const char *key, int attr, int divisor) {
     int v = attribute(attr);
-    add_queried(env, key, v < 0 ? kb_gpu(ErrorInvalidValue) : kb_gpu(Success), v / divisor);
+    if (v < 0)
+        cJSON_AddNullToObject(env, key);
+    else
+        cJSON_AddNumberToObject(env, key, v / divisor);
 }
 
 static void gpu_describe(cJSON *env) {

@@ -127,31 +127,24 @@ int kb__devmon_sym(kb_devmon *m, int slot, const char *name) {
     return 0;
 }
 
-static void vwhy(char *why, size_t size, const char *fmt, va_list ap)
-    __attribute__((format(printf, 3, 0)));
-
-static void vwhy(char *why, size_t size, const char *fmt, va_list ap) {
-    vsnprintf(why, size, fmt, ap);
-}
-
 void kb__devmon_why_clocks(kb_devmon *m, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vwhy(m->why_clocks, sizeof m->why_clocks, fmt, ap);
+    vsnprintf(m->why_clocks, sizeof m->why_clocks, fmt, ap);
     va_end(ap);
 }
 
 void kb__devmon_why_energy(kb_devmon *m, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vwhy(m->why_energy, sizeof m->why_energy, fmt, ap);
+    vsnprintf(m->why_energy, sizeof m->why_energy, fmt, ap);
     va_end(ap);
 }
 
 void kb__devmon_why_both(kb_devmon *m, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vwhy(m->why_clocks, sizeof m->why_clocks, fmt, ap);
+    vsnprintf(m->why_clocks, sizeof m->why_clocks, fmt, ap);
     va_end(ap);
     memcpy(m->why_energy, m->why_clocks, sizeof m->why_energy);
 }
@@ -165,7 +158,7 @@ int kb_devmon_open(kb_devmon *m, kb_devmon_source source, const char *pci_bus_id
     case KB_DEVMON_ROCM_SMI: kb__devmon_rsmi_open(m, pci_bus_id); break;
     default: kb__devmon_why_both(m, "unknown device-monitor source %d", (int)source); break;
     }
-    if (m->clocks_ok || m->energy_ok || m->power_ok) return 0;
+    if (m->clocks_ok || m->energy_ok) return 0;
     /* Nothing to ask: let the library go now, keeping the why lines. */
     kb_devmon_close(m);
     return -1;
@@ -175,7 +168,7 @@ int kb_devmon_clock_reasons(kb_devmon *m, unsigned *reasons) {
     unsigned long long mask;
     if (!m || !reasons || !m->clocks_ok) return -1;
     /* Only NVML sets clocks_ok: see devmon_rsmi.c for why ROCm SMI does not. */
-    if (m->source != KB_DEVMON_NVML || kb__devmon_nvml_clock_reasons(m, &mask) != 0) return -1;
+    if (kb__devmon_nvml_clock_reasons(m, &mask) != 0) return -1;
     *reasons = kb_devmon_nvml_reasons(mask);
     return 0;
 }
@@ -184,12 +177,6 @@ int kb_devmon_energy_j(kb_devmon *m, double *joules) {
     if (!m || !joules || !m->energy_ok) return -1;
     return m->source == KB_DEVMON_NVML ? kb__devmon_nvml_energy_j(m, joules)
                                        : kb__devmon_rsmi_energy_j(m, joules);
-}
-
-int kb_devmon_power_w(kb_devmon *m, double *watts) {
-    if (!m || !watts || !m->power_ok) return -1;
-    return m->source == KB_DEVMON_NVML ? kb__devmon_nvml_power_w(m, watts)
-                                       : kb__devmon_rsmi_power_w(m, watts);
 }
 
 void kb_devmon_close(kb_devmon *m) {
@@ -207,5 +194,5 @@ void kb_devmon_close(kb_devmon *m) {
     m->device = NULL;
     m->index = 0;
     for (int i = 0; i < KB__DEVMON_FNS; ++i) m->fn[i] = NULL;
-    m->clocks_ok = m->energy_ok = m->power_ok = 0;
+    m->clocks_ok = m->energy_ok = 0;
 }

@@ -1,5 +1,5 @@
 /* Device monitoring while a kernel is timed: why the clocks are held down,
- * the energy counter and the board power. NVIDIA's NVML or AMD's ROCm SMI
+ * and the energy counter. NVIDIA's NVML or AMD's ROCm SMI
  * is loaded at run time with dlopen, so the harness neither links against
  * nor needs the headers of either; a machine without them (or without the
  * device) gets every query unavailable, with a one-line reason, never an
@@ -25,7 +25,7 @@ enum {
 
 typedef struct kb_devmon {
     kb_devmon_source source;
-    int clocks_ok, energy_ok, power_ok; /* which queries work for this device */
+    int clocks_ok, energy_ok; /* which queries work for this device */
     /* One line each: why a query is unavailable ("" when it works). */
     char why_clocks[256], why_energy[256];
     /* Internal to devmon*.c. */
@@ -53,9 +53,6 @@ int kb_devmon_clock_reasons(kb_devmon *m, unsigned *reasons);
  * differences). 0 / -1. */
 int kb_devmon_energy_j(kb_devmon *m, double *joules);
 
-/* Current (or driver-averaged) board power in watts. 0 / -1. */
-int kb_devmon_power_w(kb_devmon *m, double *watts);
-
 /* "power_cap,thermal" etc. for a KB_CLOCKS_* mask ("" for 0). Bits that are
  * not KB_CLOCKS_* read as "other". Always terminates buf when size > 0. */
 void kb_devmon_reason_names(unsigned reasons, char *buf, size_t size);
@@ -81,12 +78,10 @@ int kb_devmon_parse_bus_id(const char *bus_id, unsigned long long *bdfid);
 void kb__devmon_nvml_open(kb_devmon *m, const char *pci_bus_id);
 int kb__devmon_nvml_clock_reasons(kb_devmon *m, unsigned long long *nvml_mask);
 int kb__devmon_nvml_energy_j(kb_devmon *m, double *joules);
-int kb__devmon_nvml_power_w(kb_devmon *m, double *watts);
 void kb__devmon_nvml_close(kb_devmon *m);
 
 void kb__devmon_rsmi_open(kb_devmon *m, const char *pci_bus_id);
 int kb__devmon_rsmi_energy_j(kb_devmon *m, double *joules);
-int kb__devmon_rsmi_power_w(kb_devmon *m, double *watts);
 void kb__devmon_rsmi_close(kb_devmon *m);
 
 /* Internal: dlsym into a function-pointer slot, without the object-to-

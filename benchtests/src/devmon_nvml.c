@@ -9,7 +9,6 @@
  *   nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t, unsigned long long *)
  *     (and the deprecated ...ClocksThrottleReasons, same signature);
  *   nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t, unsigned long long *) mJ;
- *   nvmlDeviceGetPowerUsage(nvmlDevice_t, unsigned int *) mW;
  * nvmlReturn_t is an enum with NVML_SUCCESS = 0; nvmlDevice_t is an opaque
  * struct pointer. */
 #include "devmon.h"
@@ -27,9 +26,8 @@ typedef nvml_ret (*nvml_void_fn)(void);
 typedef const char *(*nvml_error_string_fn)(nvml_ret);
 typedef nvml_ret (*nvml_handle_fn)(const char *, nvml_device *);
 typedef nvml_ret (*nvml_ull_fn)(nvml_device, unsigned long long *);
-typedef nvml_ret (*nvml_uint_fn)(nvml_device, unsigned *);
 
-enum { FN_INIT, FN_SHUTDOWN, FN_HANDLE, FN_ERROR_STRING, FN_REASONS, FN_ENERGY, FN_POWER };
+enum { FN_INIT, FN_SHUTDOWN, FN_HANDLE, FN_ERROR_STRING, FN_REASONS, FN_ENERGY };
 
 static const char *const lib_name = "libnvidia-ml.so.1";
 static const char *const reasons_new = "nvmlDeviceGetCurrentClocksEventReasons";
@@ -137,12 +135,6 @@ static void probe_energy(kb_devmon *m) {
     m->energy_ok = 1;
 }
 
-static void probe_power(kb_devmon *m) {
-    unsigned mw;
-    if (kb__devmon_sym(m, FN_POWER, "nvmlDeviceGetPowerUsage") != 0) return;
-    m->power_ok = ((nvml_uint_fn)m->fn[FN_POWER])(m->device, &mw) == NVML_OK;
-}
-
 void kb__devmon_nvml_open(kb_devmon *m, const char *pci_bus_id) {
     char buf[32];
     if (!pci_bus_id) pci_bus_id = "";
@@ -156,7 +148,6 @@ void kb__devmon_nvml_open(kb_devmon *m, const char *pci_bus_id) {
     if (find_device(m, pci_bus_id) != 0) return;
     probe_clocks(m);
     probe_energy(m);
-    probe_power(m);
 }
 
 int kb__devmon_nvml_clock_reasons(kb_devmon *m, unsigned long long *nvml_mask) {
@@ -167,13 +158,6 @@ int kb__devmon_nvml_energy_j(kb_devmon *m, double *joules) {
     unsigned long long mj;
     if (((nvml_ull_fn)m->fn[FN_ENERGY])(m->device, &mj) != NVML_OK) return -1;
     *joules = (double)mj * 1e-3;
-    return 0;
-}
-
-int kb__devmon_nvml_power_w(kb_devmon *m, double *watts) {
-    unsigned mw;
-    if (((nvml_uint_fn)m->fn[FN_POWER])(m->device, &mw) != NVML_OK) return -1;
-    *watts = (double)mw * 1e-3;
     return 0;
 }
 

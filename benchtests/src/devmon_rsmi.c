@@ -8,7 +8,6 @@
  *   rsmi_dev_energy_count_get(uint32_t dv_ind, uint64_t *power,
  *                             float *counter_resolution, uint64_t *timestamp);
  *     (power is the accumulated counter, resolution in microjoules)
- *   rsmi_dev_power_ave_get(uint32_t dv_ind, uint32_t sensor_ind, uint64_t *power);
  *     (microwatts)
  *   rsmi_status_string(rsmi_status_t status, const char **status_string);
  * rsmi_status_t is an enum from RSMI_STATUS_SUCCESS = 0 to
@@ -35,10 +34,9 @@ typedef rsmi_status (*rsmi_void_fn)(void);
 typedef rsmi_status (*rsmi_count_fn)(uint32_t *);
 typedef rsmi_status (*rsmi_pci_id_fn)(uint32_t, uint64_t *);
 typedef rsmi_status (*rsmi_energy_fn)(uint32_t, uint64_t *, float *, uint64_t *);
-typedef rsmi_status (*rsmi_power_fn)(uint32_t, uint32_t, uint64_t *);
 typedef rsmi_status (*rsmi_status_string_fn)(rsmi_status, const char **);
 
-enum { FN_INIT, FN_SHUT_DOWN, FN_COUNT, FN_PCI_ID, FN_STATUS_STRING, FN_ENERGY, FN_POWER };
+enum { FN_INIT, FN_SHUT_DOWN, FN_COUNT, FN_PCI_ID, FN_STATUS_STRING, FN_ENERGY };
 
 /* The versioned name is what the runtime package installs; the bare one
  * only comes with the development package. */
@@ -155,12 +153,6 @@ static void probe_energy(kb_devmon *m) {
     m->energy_ok = 1;
 }
 
-static void probe_power(kb_devmon *m) {
-    uint64_t uw;
-    if (kb__devmon_sym(m, FN_POWER, "rsmi_dev_power_ave_get") != 0) return;
-    m->power_ok = ((rsmi_power_fn)m->fn[FN_POWER])(m->index, 0, &uw) == RSMI_OK;
-}
-
 void kb__devmon_rsmi_open(kb_devmon *m, const char *pci_bus_id) {
     char buf[32];
     unsigned long long want;
@@ -180,19 +172,11 @@ void kb__devmon_rsmi_open(kb_devmon *m, const char *pci_bus_id) {
     if (find_device(m, pci_bus_id, want) != 0) return;
     explain_clocks(m);
     probe_energy(m);
-    probe_power(m);
 }
 
 int kb__devmon_rsmi_energy_j(kb_devmon *m, double *joules) {
     rsmi_status s;
     return read_energy(m, joules, &s);
-}
-
-int kb__devmon_rsmi_power_w(kb_devmon *m, double *watts) {
-    uint64_t uw;
-    if (((rsmi_power_fn)m->fn[FN_POWER])(m->index, 0, &uw) != RSMI_OK) return -1;
-    *watts = (double)uw * 1e-6;
-    return 0;
 }
 
 /* ROCm SMI counts rsmi_init calls (rocm_smi_lib's src/rocm_smi.cc keeps a

@@ -198,12 +198,11 @@ static int run_all(driver *d, kb_case_result *res, int *n) {
     return 0;
 }
 
-/* Every case was declined by its implementation (kb_unsupported): the
- * test skips with the first reason. */
-static int all_skipped(const kb_case_result *res, int n) {
-    for (int i = 0; i < n; ++i)
-        if (!res[i].skipped) return 0;
-    return n > 0;
+/* Cases their implementation declined (kb_unsupported). */
+static int count_skipped(const kb_case_result *res, int n) {
+    int skipped = 0;
+    for (int i = 0; i < n; ++i) skipped += res[i].skipped;
+    return skipped;
 }
 
 static int skip(const char *why) {
@@ -211,7 +210,7 @@ static int skip(const char *why) {
     return EXIT_SKIP;
 }
 
-static int finish(driver *d, kb_case_result *res, int n, kb_err *err) {
+static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *err) {
     kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path, baseline_note(d, res, n),
                      res,          n};
     kb_report_table(stdout, &rep);
@@ -223,8 +222,6 @@ static int finish(driver *d, kb_case_result *res, int n, kb_err *err) {
     const char *status = rc != 0 ? "error" : failed ? "failed" : "passed";
     if (write_result(d, &rep, status, env, err) != 0) rc = -1;
     if (rc != 0) fprintf(stderr, "kbench: error: %s\n", err->msg);
-    int skipped = 0;
-    for (int i = 0; i < n; ++i) skipped += res[i].skipped;
     printf("peak host memory %.1f MiB\n%s: %s (%d of %d cases failed, %d skipped)\n",
            kb_env_peak_rss_mib(), d->test_name, status, failed, n, skipped);
     fflush(stdout);
@@ -253,10 +250,7 @@ int main(int argc, char **argv) {
                           "each needs a GPU of its own: run ctest with --resource-spec-file "
                           "(docs/resource-spec.md)");
     char why[512] = "";
-    if (d.ctx.backend->available(why, sizeof why) != 0) {
-        printf("SKIP: %s\n", why);
-        return EXIT_SKIP;
-    }
+    if (d.ctx.backend->available(why, sizeof why) != 0) return skip(why);
     resolve_names(&d);
     if (d.opt.print_profile) {
         printf("profile: %s\nhardware: %s\n", d.profile, d.hardware_id);
@@ -268,7 +262,9 @@ int main(int argc, char **argv) {
     static kb_case_result res[KB_MAX_CASES * KB_MAX_IMPLS];
     int n = 0;
     run_all(&d, res, &n);
-    int rc = all_skipped(res, n) ? skip(res[0].skip_why) : finish(&d, res, n, &err);
+    /* Every case declined: the test skips with the first reason. */
+    int skipped = count_skipped(res, n);
+    int rc = n > 0 && skipped == n ? skip(res[0].skip_why) : finish(&d, res, n, skipped, &err);
     for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
     kb_baseline_close(&d.baseline);
     return rc;

@@ -138,15 +138,17 @@ typedef struct timing_ctx {
     unsigned clock_limits; /* every limit it reported */
 } timing_ctx;
 
-/* Gives one buffer a fresh allocation with the same contents. The new one is
+/* Gives one buffer a fresh allocation, with the same contents when `keep`
+ * (the workspace's are undefined on entry: nothing to copy). The new one is
  * made before the old one is released, so it lands on other pages; when
  * memory is too short for both, the buffer stays where it is. */
-static int move_buffer(const kb_run_ctx *ctx, void **dev, size_t bytes, kb_err *err) {
+static int move_buffer(const kb_run_ctx *ctx, void **dev, size_t bytes, int keep, kb_err *err) {
     kb_err ignored;
-    void *host = malloc(bytes ? bytes : 1);
-    void *fresh = host ? ctx->backend->alloc(bytes, &ignored) : NULL;
-    int ok = !fresh || (ctx->backend->download(host, *dev, bytes, err) == 0 &&
-                        ctx->backend->upload(fresh, host, bytes, err) == 0);
+    void *host = keep ? malloc(bytes ? bytes : 1) : NULL;
+    void *fresh = host || !keep ? ctx->backend->alloc(bytes, &ignored) : NULL;
+    int ok = !fresh || !keep ||
+             (ctx->backend->download(host, *dev, bytes, err) == 0 &&
+              ctx->backend->upload(fresh, host, bytes, err) == 0);
     if (fresh) {
         ctx->backend->release(ok ? *dev : fresh);
         if (ok) *dev = fresh;
@@ -160,15 +162,16 @@ static int move_buffer(const kb_run_ctx *ctx, void **dev, size_t bytes, kb_err *
 static int relocate(const kb_run_ctx *ctx, buffers *bf, kb_err *err) {
     size_t elem = kb_prec_size(ctx->prec);
     for (int i = 0; i < bf->layout.n_in; ++i) {
-        if (move_buffer(ctx, &bf->dev_in[i], bf->layout.in[i].count * elem, err) != 0) return -1;
+        if (move_buffer(ctx, &bf->dev_in[i], bf->layout.in[i].count * elem, 1, err) != 0) return -1;
         bf->args.in[i] = bf->dev_in[i];
     }
     for (int i = 0; i < bf->layout.n_out; ++i) {
-        if (move_buffer(ctx, &bf->dev_out[i], bf->layout.out[i].count * elem, err) != 0) return -1;
+        if (move_buffer(ctx, &bf->dev_out[i], bf->layout.out[i].count * elem, 1, err) != 0)
+            return -1;
         bf->args.out[i] = bf->dev_out[i];
     }
     if (bf->args.workspace)
-        return move_buffer(ctx, &bf->args.workspace, bf->args.workspace_bytes, err);
+        return move_buffer(ctx, &bf->args.workspace, bf->args.workspace_bytes, 0, err);
     return 0;
 }
 
@@ -325,7 +328,6 @@ static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *i
 void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
     memset(r, 0, sizeof *r);
     r->c = c;
-    r->impl = impl;
     snprintf(r->variant, sizeof r->variant, "%s%s", impl->variant,
              ctx->opt->cold_cache ? "+cold" : "");
     kb_err err = {{0}};

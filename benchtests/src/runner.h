@@ -26,7 +26,6 @@ typedef struct kb_run_ctx {
 
 typedef struct kb_case_result {
     const kb_case *c;
-    const kb_impl *impl;
     char variant[96]; /* as keyed in the baseline: the impl's, "+cold" in cold-cache mode */
     int skipped;      /* the implementation cannot run this case here */
     char skip_why[512];

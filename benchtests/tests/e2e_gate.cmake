@@ -17,25 +17,7 @@ file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 set(common --precision fp32 --case n32k --profile e2e --results-dir "${WORK}/results")
 
-function(run_driver label expect_rc)
-  execute_process(COMMAND "${DRIVER}" ${common} ${ARGN}
-    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  # Measurement tags would be cut out of this test's stored output by CTest;
-  # show the step's output without them.
-  string(REGEX REPLACE "<CTestMeasurement[^\n]*\n" "" shown "${out}")
-  message("---- ${label}: exit ${rc}\n${shown}${err}")
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "${label}: expected exit ${expect_rc}, got ${rc}")
-  endif()
-  set(step_output "${out}${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect_text label text)
-  string(FIND "${step_output}" "${text}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "${label}: the output does not contain '${text}'")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
 
 function(derive what factor in out)
   execute_process(COMMAND "${TOOL}" ${what} ${factor} "${in}" "${out}" RESULT_VARIABLE rc)

@@ -18,23 +18,7 @@ file(MAKE_DIRECTORY "${WORK}")
 set(common --manifest "${MANIFEST}" --profile e2e --baseline-dir "${WORK}/baselines"
   --results-dir "${WORK}/results" --warmup 0 --min-time 0 --max-time 0.05)
 
-function(run_driver label expect_rc)
-  execute_process(COMMAND "${DRIVER}" ${common} ${ARGN}
-    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  string(REGEX REPLACE "<CTestMeasurement[^\n]*\n" "" shown "${out}")
-  message("---- ${label}: exit ${rc}\n${shown}${err}")
-  if(NOT rc EQUAL expect_rc)
-    message(FATAL_ERROR "${label}: expected exit ${expect_rc}, got ${rc}")
-  endif()
-  set(step_output "${out}${err}" PARENT_SCOPE)
-endfunction()
-
-function(expect_text label text)
-  string(FIND "${step_output}" "${text}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "${label}: the output does not contain '${text}'")
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
 
 function(expect_json label file expected)
   file(READ "${file}" json)

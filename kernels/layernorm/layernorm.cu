@@ -30,16 +30,13 @@ __global__ void layernorm_rows(const S *__restrict__ x, const S *__restrict__ ga
 static int layernorm_gpu(const kb_args *a) {
     const size_t rows = (size_t)(kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "seq"));
     const int n = (int)kb_case_dim(a->c, "hidden");
-    return kb_gpu_dispatch(a->prec, [&](auto t) {
+    auto launch = [&](auto t, auto shape, unsigned threads) {
         typedef typename decltype(t)::type S;
-        return kb_gpu_rows<S>(n, [&](auto shape, unsigned threads) {
-            typedef decltype(shape) sh;
-            layernorm_rows<S, sh::v, sh::vpt><<<(unsigned)rows, threads, 0, kb_gpu_stream_of(a)>>>(
-                (const S *)a->in[0], (const S *)a->in[1], (const S *)a->in[2], (S *)a->out[0], n);
-            KB_GPU_CHECK_LAUNCH("layernorm");
-            return 0;
-        });
-    });
+        typedef decltype(shape) sh;
+        layernorm_rows<S, sh::v, sh::vpt><<<(unsigned)rows, threads, 0, kb_gpu_stream_of(a)>>>(
+            (const S *)a->in[0], (const S *)a->in[1], (const S *)a->in[2], (S *)a->out[0], n);
+    };
+    return kb_gpu_rows(a, n, launch, "layernorm");
 }
 
 KB_GPU_REGISTER_IMPL("default", layernorm_gpu);

@@ -4,11 +4,6 @@
  * then y = e * (1 / sum). */
 #include "kb/gpu.h"
 
-struct softmax_neg_inf {
-    __device__ static float of(float) { return -INFINITY; }
-    __device__ static double of(double) { return -(double)INFINITY; }
-};
-
 template <typename S, int V, int VPT>
 __global__ void softmax_rows(const S *__restrict__ x, S *__restrict__ y, int n) {
     typedef kb_row<S, V, VPT> row_t;
@@ -17,7 +12,7 @@ __global__ void softmax_rows(const S *__restrict__ x, S *__restrict__ y, int n) 
     const size_t offset = (size_t)blockIdx.x * (size_t)n;
     row_t row;
     row.load(x + offset, n);
-    const T m = row.reduce([](T v) { return v; }, kb_op_max(), softmax_neg_inf::of(T(0)), scratch);
+    const T m = row.reduce([](T v) { return v; }, kb_op_max(), T(-INFINITY), scratch);
     row.apply([=](T v) { return kb_exp(v - m); });
     const T inv = T(1) / row.reduce([](T v) { return v; }, kb_op_sum(), T(0), scratch);
     row.store(y + offset, [=](const T(&e)[V], int, T(&out)[V]) {
@@ -29,16 +24,13 @@ __global__ void softmax_rows(const S *__restrict__ x, S *__restrict__ y, int n) 
 static int softmax_gpu(const kb_args *a) {
     const size_t rows = (size_t)kb_case_dim(a->c, "rows");
     const int n = (int)kb_case_dim(a->c, "cols");
-    return kb_gpu_dispatch(a->prec, [&](auto t) {
+    auto launch = [&](auto t, auto shape, unsigned threads) {
         typedef typename decltype(t)::type S;
-        return kb_gpu_rows<S>(n, [&](auto shape, unsigned threads) {
-            typedef decltype(shape) sh;
-            softmax_rows<S, sh::v, sh::vpt><<<(unsigned)rows, threads, 0, kb_gpu_stream_of(a)>>>(
-                (const S *)a->in[0], (S *)a->out[0], n);
-            KB_GPU_CHECK_LAUNCH("softmax");
-            return 0;
-        });
-    });
+        typedef decltype(shape) sh;
+        softmax_rows<S, sh::v, sh::vpt><<<(unsigned)rows, threads, 0, kb_gpu_stream_of(a)>>>(
+            (const S *)a->in[0], (S *)a->out[0], n);
+    };
+    return kb_gpu_rows(a, n, launch, "softmax");
 }
 
 KB_GPU_REGISTER_IMPL("default", softmax_gpu);

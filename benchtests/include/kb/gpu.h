@@ -10,11 +10,7 @@
 #ifndef KB_GPU_H
 #define KB_GPU_H
 
-#include "kb/kernel.h"
-
-#include <stdint.h>
-#include <stdio.h>
-
+/* The runtime first: it defines __host__/__device__, which kb/prec.h uses. */
 #include "kb/gpu_runtime.h"
 
 #if defined(KB_GPU_HIP)
@@ -26,6 +22,11 @@
 #include <cuda_runtime.h>
 #define kb_shfl_xor(v, mask) __shfl_xor_sync(0xffffffffu, (v), (mask))
 #endif
+
+#include "kb/kernel.h"
+
+#include <stdint.h>
+#include <stdio.h>
 
 typedef kb_gpu(Stream_t) kb_gpu_stream;
 
@@ -66,27 +67,19 @@ __device__ __forceinline__ float kb_widen(kb_f16 x) {
     return __half2float(__ushort_as_half(x.bits));
 }
 __device__ __forceinline__ float kb_widen(kb_bf16 x) {
-    return __uint_as_float((uint32_t)x.bits << 16);
+    return kb_bf16_to_f32(x.bits);
 }
 
-template <typename S> struct kb_store;
-template <> struct kb_store<float> {
-    __device__ static float from(float x) { return x; }
-};
-template <> struct kb_store<double> {
-    __device__ static double from(double x) { return x; }
+/* S from float or double: the identity, or rounding to a 16-bit format
+ * (round to nearest even, as on the CPU). */
+template <typename S> struct kb_store {
+    __device__ static S from(S x) { return x; }
 };
 template <> struct kb_store<kb_f16> {
     __device__ static kb_f16 from(float x) { return kb_f16{__half_as_ushort(__float2half_rn(x))}; }
 };
-/* Round to nearest even; NaN stays NaN (quiet). */
 template <> struct kb_store<kb_bf16> {
-    __device__ static kb_bf16 from(float x) {
-        uint32_t u = __float_as_uint(x);
-        if ((u & 0x7fffffffu) > 0x7f800000u) return kb_bf16{(uint16_t)((u >> 16) | 0x40u)};
-        u += 0x7fffu + ((u >> 16) & 1u);
-        return kb_bf16{(uint16_t)(u >> 16)};
-    }
+    __device__ static kb_bf16 from(float x) { return kb_bf16{kb_f32_to_bf16(x)}; }
 };
 
 /* ---- vectors: N elements moved as one load (16 bytes when N = 16 / sizeof(S)) ---- */
@@ -128,14 +121,6 @@ __device__ __forceinline__ void kb_store_vec(S *p, const kb_vec<S, N> &v) {
 #pragma unroll
         for (int j = 0; j < N; ++j) p[j] = v.v[j];
     }
-}
-
-template <typename S> __device__ __forceinline__ kb_vec<S> kb_load16(const S *p) {
-    return kb_load_vec<S, kb_vec<S>::n>(p);
-}
-
-template <typename S> __device__ __forceinline__ void kb_store16(S *p, const kb_vec<S> &v) {
-    kb_store_vec<S, kb_vec<S>::n>(p, v);
 }
 
 /* ---- reductions (warp 32 or 64) ---- */
@@ -232,10 +217,10 @@ __global__ void kb__map(const S *__restrict__ x, S *__restrict__ y, size_t n, Op
     const size_t nv = n / V, stride = (size_t)gridDim.x * blockDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (size_t i = first; i < nv; i += stride) {
-        kb_vec<S> v = kb_load16(x + i * V);
+        kb_vec<S> v = kb_load_vec<S, V>(x + i * V);
 #pragma unroll
         for (int j = 0; j < V; ++j) v.v[j] = kb_store<S>::from(op(kb_widen(v.v[j])));
-        kb_store16(y + i * V, v);
+        kb_store_vec<S, V>(y + i * V, v);
     }
     for (size_t i = nv * V + first; i < n; i += stride)
         y[i] = kb_store<S>::from(op(kb_widen(x[i])));
@@ -337,14 +322,24 @@ template <int V, typename Launch> int kb__row_launch(int n, Launch launch) {
                           KB_GPU_BACKEND, 8192 * V);
 }
 
-/* Launches a row kernel over rows of n elements of S. The load is 16 bytes
- * when n is a multiple of 16 bytes' worth (rows then stay 16-byte aligned),
- * else one element; loads per thread are the fewest of 1, 2, 4, 8 that fit
- * the row in 1024 threads. launch(kb_row_shape<V, VPT>(), threads) launches
- * the kernel template for that shape and returns 0 or non-zero. */
-template <typename S, typename Launch> int kb_gpu_rows(int n, Launch launch) {
-    constexpr int W = kb_vec<S>::n;
-    return n % W == 0 ? kb__row_launch<W>(n, launch) : kb__row_launch<1>(n, launch);
+/* Runs a row kernel over rows of n elements in the run's precision. The
+ * load is 16 bytes when n is a multiple of 16 bytes' worth (rows then stay
+ * 16-byte aligned), else one element; loads per thread are the fewest of 1,
+ * 2, 4, 8 that fit the row in 1024 threads. launch(kb_type<S>(),
+ * kb_row_shape<V, VPT>(), threads) launches the kernel template for that
+ * storage type and shape on kb_gpu_stream_of(a); the launch is checked here. */
+template <typename Launch>
+int kb_gpu_rows(const kb_args *a, int n, Launch launch, const char *what) {
+    return kb_gpu_dispatch(a->prec, [&](auto t) {
+        typedef typename decltype(t)::type S;
+        constexpr int W = kb_vec<S>::n;
+        auto checked = [&](auto shape, unsigned threads) {
+            launch(t, shape, threads);
+            KB_GPU_CHECK_LAUNCH(what);
+            return 0;
+        };
+        return n % W == 0 ? kb__row_launch<W>(n, checked) : kb__row_launch<1>(n, checked);
+    });
 }
 
 /* Registers an implementation of this kernel for the backend this file is

@@ -13,6 +13,14 @@
 extern "C" {
 #endif
 
+/* The conversions below are also device functions in a GPU source (nvcc or
+ * hipcc, which define __host__/__device__ before this header is read). */
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define KB_HD __host__ __device__
+#else
+#define KB_HD
+#endif
+
 typedef enum kb_prec { KB_FP64 = 0, KB_FP32, KB_FP16, KB_BF16, KB_PREC_COUNT } kb_prec;
 
 /* "fp64" ... "bf16"; NULL for an out-of-range value. */
@@ -22,23 +30,23 @@ int kb_prec_parse(const char *name);
 /* Bytes per element. */
 size_t kb_prec_size(kb_prec p);
 
-static inline float kb_bits_to_f32(uint32_t u) {
+KB_HD static inline float kb_bits_to_f32(uint32_t u) {
     float f;
     memcpy(&f, &u, sizeof f);
     return f;
 }
 
-static inline uint32_t kb_f32_to_bits(float f) {
+KB_HD static inline uint32_t kb_f32_to_bits(float f) {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return u;
 }
 
-static inline float kb_bf16_to_f32(uint16_t h) {
+KB_HD static inline float kb_bf16_to_f32(uint16_t h) {
     return kb_bits_to_f32((uint32_t)h << 16);
 }
 
-static inline uint16_t kb_f32_to_bf16(float f) {
+KB_HD static inline uint16_t kb_f32_to_bf16(float f) {
     uint32_t u = kb_f32_to_bits(f);
     if ((u & 0x7fffffffu) > 0x7f800000u) /* NaN: keep it quiet and a NaN */
         return (uint16_t)((u >> 16) | 0x0040u);

@@ -1,0 +1,25 @@
+# Steps shared by the end-to-end scripts (include()d by e2e_gate.cmake and
+# e2e_modes.cmake): run the driver with the script's ${common} arguments and
+# check its exit status, then look for text in what it printed.
+
+# Runs ${DRIVER} ${common} <extra args>, shows its output and fails unless
+# it exits with expect_rc; leaves stdout + stderr in step_output.
+function(run_driver label expect_rc)
+  execute_process(COMMAND "${DRIVER}" ${common} ${ARGN}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  # Measurement tags would be cut out of this test's stored output by CTest;
+  # show the step's output without them.
+  string(REGEX REPLACE "<CTestMeasurement[^\n]*\n" "" shown "${out}")
+  message("---- ${label}: exit ${rc}\n${shown}${err}")
+  if(NOT rc EQUAL expect_rc)
+    message(FATAL_ERROR "${label}: expected exit ${expect_rc}, got ${rc}")
+  endif()
+  set(step_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_text label text)
+  string(FIND "${step_output}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${label}: the output does not contain '${text}'")
+  endif()
+endfunction()
