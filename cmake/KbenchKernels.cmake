@@ -3,6 +3,7 @@
 # <name>.<backend>.<precision>. Nothing central lists the kernels.
 
 set(KBENCH_DEFAULT_TEST_TIMEOUT 300)
+set(KBENCH_FULL_TEST_TIMEOUT 3600)
 
 # string(JSON <mode> ...) on the manifest text, failing configure with the
 # manifest and the field named. The text is passed by variable name: it may
@@ -43,6 +44,70 @@ function(_kb_check_members manifest kind values known)
   endforeach()
 endfunction()
 
+# Libraries a manifest may ask for ("libraries": [...]): each is linked into
+# the drivers of the backend it serves and announced to the sources as
+# KB_HAVE_<NAME>. There is no hipBLAS: Debian does not package it, so HIP
+# kernels have their hand-written variants only.
+set(KBENCH_KNOWN_LIBRARIES openblas cublas)
+
+# The targets and KB_HAVE_<NAME> definitions of the manifest's libraries
+# that serve `backend`: openblas the CPU side, cublas the CUDA driver.
+function(_kb_backend_libraries targets_out defines_out libraries backend)
+  set(targets "")
+  set(defines "")
+  if(backend STREQUAL "cpu" AND "openblas" IN_LIST libraries)
+    list(APPEND targets kb::openblas)
+    list(APPEND defines KB_HAVE_OPENBLAS)
+  elseif(backend STREQUAL "cuda" AND "cublas" IN_LIST libraries)
+    list(APPEND targets CUDA::cublas)
+    list(APPEND defines KB_HAVE_CUBLAS)
+  endif()
+  set(${targets_out} "${targets}" PARENT_SCOPE)
+  set(${defines_out} "${defines}" PARENT_SCOPE)
+endfunction()
+
+# One timed test (a kernel test or a calibration): never two at once on a
+# machine, and GPU tests take a GPU from the resource spec. RUN_SERIAL: two
+# timed tests never share the machine under ctest -j, with or without a
+# resource spec. KBENCH_GPU_PARALLEL lets GPU kernel tests run side by side,
+# each owning the GPU the resource spec gives it; the driver then refuses to
+# run without one. Every one requires the backend's calibration fixture, so
+# a run measures the attainable bandwidth first (docs/calibration.md).
+function(_kb_add_timed_test test backend gpu_labels timeout labels)
+  add_test(NAME ${test} COMMAND ${ARGN})
+  set_tests_properties(${test} PROPERTIES
+    LABELS "${labels}"
+    SKIP_RETURN_CODE 77
+    TIMEOUT ${timeout}
+    FIXTURES_REQUIRED kbench_calibration_${backend})
+  if(gpu_labels)
+    set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "gpus:1")
+  endif()
+  if(gpu_labels AND KBENCH_GPU_PARALLEL)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "KBENCH_REQUIRE_RESOURCE_SPEC=1")
+  else()
+    set_tests_properties(${test} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+endfunction()
+
+# kbench.calibrate.<backend>: the manifest's "calibration" cases, measured
+# before the backend's other tests (a CTest fixture they require); writes
+# <results>/calibration.<backend>.json.
+function(_kb_add_calibration_test backend gpu_labels timeout kernel)
+  set(test kbench.calibrate.${backend})
+  if(TEST ${test})
+    message(FATAL_ERROR "kernels/${kernel}/kernel.json: field 'calibration': another kernel "
+      "already calibrates backend '${backend}'; only one may")
+  endif()
+  add_test(NAME ${test} COMMAND ${ARGN})
+  set_tests_properties(${test} PROPERTIES
+    LABELS "${backend};calibrate;${kernel};${gpu_labels}"
+    SKIP_RETURN_CODE 77
+    TIMEOUT ${timeout}
+    RUN_SERIAL TRUE
+    FIXTURES_SETUP kbench_calibration_${backend})
+endfunction()
+
 # Registers the tests of one kernel folder.
 function(kbench_add_kernel dir)
   set(manifest "${dir}/kernel.json")
@@ -72,6 +137,28 @@ function(kbench_add_kernel dir)
     set(timeout ${t})
   endif()
 
+  # "full": the large sweep, registered as <test>.full with the one label
+  # full, only when KBENCH_FULL is ON: in a default build no label or name
+  # regex (-L cpu, -L fp16, -R layernorm) can pull a long sweep in.
+  string(JSON full_type ERROR_VARIABLE no_full TYPE "${json}" full)
+  set(has_full OFF)
+  if(NOT no_full)
+    set(has_full ON)
+  endif()
+  string(JSON calibration_type ERROR_VARIABLE no_calibration TYPE "${json}" calibration)
+  set(has_calibration OFF)
+  if(NOT no_calibration)
+    set(has_calibration ON)
+  endif()
+  list(GET precisions 0 first_prec)
+
+  set(libraries "")
+  string(JSON has_libraries ERROR_VARIABLE no_libraries GET "${json}" libraries)
+  if(NOT no_libraries)
+    _kb_json_strings(libraries "${manifest}" json libraries)
+    _kb_check_members("${manifest}" libraries "${libraries}" "${KBENCH_KNOWN_LIBRARIES}")
+  endif()
+
   set(reference "${PROJECT_SOURCE_DIR}/reference/${name}.c")
   if(NOT EXISTS "${reference}")
     message(FATAL_ERROR "${manifest}: kernel '${name}' has no reference (expected ${reference})")
@@ -91,6 +178,9 @@ function(kbench_add_kernel dir)
   add_executable(${exe})
   target_link_libraries(${exe} PRIVATE ${host})
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+  _kb_backend_libraries(targets defines "${libraries}" cpu)
+  target_link_libraries(${host} PUBLIC ${targets})
+  target_compile_definitions(${host} PUBLIC ${defines})
 
   foreach(backend IN LISTS backends)
     if(NOT backend IN_LIST KBENCH_BACKENDS)
@@ -105,32 +195,29 @@ function(kbench_add_kernel dir)
           "kernel has no GPU source (expected ${gpu_source})")
       endif()
       set(driver ${exe}-${backend})
-      cmake_language(CALL kbench_add_${backend}_driver ${name} ${driver} ${host} "${gpu_source}")
+      _kb_backend_libraries(targets defines "${libraries}" ${backend})
+      cmake_language(CALL kbench_add_${backend}_driver ${name} ${driver} ${host} "${gpu_source}"
+        "${defines}")
+      target_link_libraries(${driver} PRIVATE ${targets})
       set_target_properties(${driver} PROPERTIES
         RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
       set(gpu_labels gpu)
     endif()
     foreach(prec IN LISTS precisions)
       set(test ${name}.${backend}.${prec})
-      add_test(NAME ${test}
-        COMMAND ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}")
-      set_tests_properties(${test} PROPERTIES
-        LABELS "${backend};${prec};${name};perf;${gpu_labels};${extra_labels}"
-        SKIP_RETURN_CODE 77
-        TIMEOUT ${timeout})
-      # RUN_SERIAL: two timed tests never share the machine under ctest -j,
-      # with or without a resource spec. KBENCH_GPU_PARALLEL lets GPU tests
-      # run side by side, each owning the GPU the resource spec gives it; the
-      # driver then refuses to run without one.
-      if(gpu_labels)
-        set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "gpus:1")
-      endif()
-      if(gpu_labels AND KBENCH_GPU_PARALLEL)
-        set_tests_properties(${test} PROPERTIES ENVIRONMENT "KBENCH_REQUIRE_RESOURCE_SPEC=1")
-      else()
-        set_tests_properties(${test} PROPERTIES RUN_SERIAL TRUE)
+      _kb_add_timed_test(${test} ${backend} "${gpu_labels}" ${timeout}
+        "${backend};${prec};${name};perf;${gpu_labels};${extra_labels}"
+        ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}")
+      if(has_full AND KBENCH_FULL)
+        _kb_add_timed_test(${test}.full ${backend} "${gpu_labels}" ${KBENCH_FULL_TEST_TIMEOUT} full
+          ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}" --set full)
       endif()
     endforeach()
+    if(has_calibration)
+      _kb_add_calibration_test(${backend} "${gpu_labels}" ${timeout} ${name}
+        ${driver} --backend ${backend} --precision ${first_prec} --manifest "${manifest}"
+        --calibrate)
+    endif()
   endforeach()
   set_property(GLOBAL APPEND PROPERTY KBENCH_KERNELS ${name})
 endfunction()

@@ -8,6 +8,9 @@ set(KBENCH_BASELINE_DIR "${PROJECT_SOURCE_DIR}/baselines" CACHE PATH
   "Root of the baseline tree: <dir>/<profile>/<kernel>.json")
 option(KBENCH_CPU_NATIVE "Compile CPU kernels for this machine's ISA (-march=native)" ON)
 option(KBENCH_WERROR "Treat compiler warnings as errors" ON)
+option(KBENCH_FULL
+  "Also register each kernel's large sweep as <kernel>.<backend>.<precision>.full (label full)"
+  OFF)
 option(KBENCH_GPU_PARALLEL
   "GPU tests run side by side, one per GPU of the CTest resource spec, instead of one at a time (ctest then needs --resource-spec-file; docs/resource-spec.md)"
   OFF)

@@ -12,6 +12,7 @@ typedef struct kb_case_miss {
 
 struct kb_case {
     char name[64];
+    int full; /* from the manifest's "full" set (opt-in, label full) */
     int n_dims;
     char dim_names[KB_MAX_DIMS][32];
     int64_t dims[KB_MAX_DIMS];

@@ -5,6 +5,8 @@
 #include "atomicfile.h"
 #include "backend.h"
 #include "baseline.h"
+#include "calibration.h"
+#include "compare.h"
 #include "envinfo.h"
 #include "jsonw.h"
 #include "kb_config.h"
@@ -12,6 +14,7 @@
 #include "options.h"
 #include "report.h"
 #include "runner.h"
+#include "timer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,8 @@ typedef struct driver {
     kb_run_ctx ctx;
     kb_baseline baseline;
     char profile[256], hardware_id[512], baseline_path[4096], test_name[256];
+    char calibration_path[4096];
+    kb_calibration cal;
     const kb_impl *impls[KB_MAX_IMPLS];
     int n_impls;
 } driver;
@@ -35,12 +40,26 @@ static int error_exit(const char *msg) {
     return EXIT_ERROR;
 }
 
+/* Whether case c runs in this invocation: its set, --case, and in
+ * calibration mode the manifest's calibration list. */
+static int selected(const driver *d, const kb_case *c) {
+    if (d->opt.case_name) return strcmp(c->name, d->opt.case_name) == 0;
+    if (!d->opt.calibrate) return c->full == d->opt.full;
+    for (int i = 0; i < d->manifest.n_calibration; ++i)
+        if (d->manifest.calibration[i] == c) return 1;
+    return 0;
+}
+
 static void list_cases(const driver *d, kb_prec prec) {
-    printf("%s (%s): %d cases\n", d->manifest.name, d->manifest.path, d->manifest.n_cases);
+    printf("%s (%s): %s cases\n", d->manifest.name, d->manifest.path,
+           d->opt.calibrate ? "calibration"
+           : d->opt.full    ? "full"
+                            : "default");
     for (int i = 0; i < d->manifest.n_cases; ++i) {
         const kb_case *c = &d->manifest.cases[i];
+        if (!selected(d, c)) continue;
         double flops = 0, bytes = 0;
-        kb_manifest_counts(&d->manifest, c, prec, &flops, &bytes, NULL);
+        kb_manifest_counts(&d->manifest, c, prec, NULL, &flops, &bytes, NULL);
         printf("  %-24s", c->name);
         for (int j = 0; j < c->n_dims; ++j)
             printf(" %s=%lld", c->dim_names[j], (long long)c->dims[j]);
@@ -93,6 +112,9 @@ static int select_run(driver *d, kb_err *err) {
         return kb_fail(err, "--cold-cache: backend '%s' cannot flush its caches", d->opt.backend);
     if (d->opt.case_name && !kb_manifest_find_case(m, d->opt.case_name))
         return kb_fail(err, "%s: no case '%s' (--list shows them)", m->path, d->opt.case_name);
+    if (d->opt.calibrate && m->n_calibration == 0)
+        return kb_fail(err, "--calibrate: %s has no 'calibration' cases", m->path);
+    if (d->opt.calibrate) d->opt.update = 0; /* measures the machine, records no baseline */
     return 0;
 }
 
@@ -108,9 +130,16 @@ static void resolve_names(driver *d) {
                  d->profile, d->manifest.name);
     if (d->opt.test_name)
         snprintf(d->test_name, sizeof d->test_name, "%s", d->opt.test_name);
+    else if (d->opt.calibrate)
+        snprintf(d->test_name, sizeof d->test_name, "kbench.calibrate.%s", d->ctx.backend->name);
     else
-        snprintf(d->test_name, sizeof d->test_name, "%s.%s.%s", d->manifest.name,
-                 d->ctx.backend->name, kb_prec_name(d->ctx.prec));
+        snprintf(d->test_name, sizeof d->test_name, "%s.%s.%s%s", d->manifest.name,
+                 d->ctx.backend->name, kb_prec_name(d->ctx.prec), d->opt.full ? ".full" : "");
+    if (d->opt.calibration)
+        snprintf(d->calibration_path, sizeof d->calibration_path, "%s", d->opt.calibration);
+    else
+        snprintf(d->calibration_path, sizeof d->calibration_path, "%s/calibration/%s.json",
+                 *d->opt.results_dir ? d->opt.results_dir : ".", d->ctx.backend->name);
 }
 
 static int setup(driver *d, int argc, char **argv, kb_err *err) {
@@ -130,16 +159,9 @@ static int setup(driver *d, int argc, char **argv, kb_err *err) {
     return select_run(d, err);
 }
 
-static void utc_now(char *out, size_t size) {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 static int record(driver *d, kb_case_result *res, int n, const cJSON *env, kb_err *err) {
     char now[40];
-    utc_now(now, sizeof now);
+    kb_utc_now(now, sizeof now);
     cJSON *entries = cJSON_CreateObject();
     int recorded = 0;
     for (int i = 0; i < n; ++i) {
@@ -177,6 +199,7 @@ static int write_result(const driver *d, const kb_report *rep, const char *statu
 
 static const char *baseline_note(const driver *d, const kb_case_result *res, int n) {
     static char note[1200];
+    if (d->opt.calibrate) return "calibration run: latency not gated";
     if (!d->baseline.root) return "no baseline file: latency not gated";
     for (int i = 0; i < n; ++i) {
         if (res[i].lat.verdict != KB_LAT_OTHER_HARDWARE) continue;
@@ -189,13 +212,14 @@ static const char *baseline_note(const driver *d, const kb_case_result *res, int
     return NULL;
 }
 
-static int run_all(driver *d, kb_case_result *res, int *n) {
+static void run_all(driver *d, kb_case_result *res, int *n) {
     for (int i = 0; i < d->manifest.n_cases; ++i) {
         const kb_case *c = &d->manifest.cases[i];
-        if (d->opt.case_name && strcmp(c->name, d->opt.case_name) != 0) continue;
+        if (!selected(d, c)) continue;
         for (int j = 0; j < d->n_impls; ++j) kb_run_case(&d->ctx, c, d->impls[j], &res[(*n)++]);
     }
-    return 0;
+    kb_compare_variants(&d->manifest, res, *n);
+    for (int i = 0; i < *n; ++i) res[i].pct_peak_bw = kb_calibration_pct(&d->cal, &res[i]);
 }
 
 /* Cases their implementation declined (kb_unsupported). */
@@ -212,13 +236,15 @@ static int skip(const char *why) {
 
 static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *err) {
     kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path, baseline_note(d, res, n),
-                     res,          n};
+                     &d->cal,      res,     n};
     kb_report_table(stdout, &rep);
     int failed = kb_report_failures(stdout, &rep);
     cJSON *env = kb_env_describe(d->hardware_id, d->profile);
     d->ctx.backend->describe(env);
     cJSON_AddNumberToObject(env, "peak_rss_mib", kb_env_peak_rss_mib());
     int rc = d->opt.update ? record(d, res, n, env, err) : 0;
+    if (rc == 0 && d->opt.calibrate && !failed)
+        rc = kb_calibration_write(d->calibration_path, &d->ctx, d->profile, res, n, err);
     const char *status = rc != 0 ? "error" : failed ? "failed" : "passed";
     if (write_result(d, &rep, status, env, err) != 0) rc = -1;
     if (rc != 0) fprintf(stderr, "kbench: error: %s\n", err->msg);
@@ -256,7 +282,11 @@ int main(int argc, char **argv) {
         printf("profile: %s\nhardware: %s\n", d.profile, d.hardware_id);
         return EXIT_PASS;
     }
-    if (kb_baseline_open(&d.baseline, d.baseline_path, &err) != 0) return error_exit(err.msg);
+    /* Calibrating measures the machine: no baseline, no calibration to read. */
+    if (!d.opt.calibrate && (kb_baseline_open(&d.baseline, d.baseline_path, &err) != 0 ||
+                             kb_calibration_read(&d.cal, d.calibration_path, d.ctx.backend->name,
+                                                 d.hardware_id, &err) != 0))
+        return error_exit(err.msg);
     d.ctx.baseline = &d.baseline;
     d.ctx.hardware_id = d.hardware_id;
     static kb_case_result res[KB_MAX_CASES * KB_MAX_IMPLS];

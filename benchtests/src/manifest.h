@@ -15,18 +15,31 @@ typedef struct kb_tolerance {
     double max_abs; /* < 0: not checked */
 } kb_tolerance;
 
+/* What the manifest says about one variant: its own traffic and work when
+ * they differ from the kernel's, and the variant it is compared with. */
+typedef struct kb_variant_spec {
+    char name[64];
+    char flops[256];     /* "" = the kernel's */
+    char bytes[256];     /* "" = the kernel's */
+    char compare_to[64]; /* "" = none */
+} kb_variant_spec;
+
 typedef struct kb_manifest {
     char path[KB_PATH_MAX];
     char name[64];
-    char description[256];
+    char description[1024];
     int n_backends;
     char backends[KB_MAX_BACKENDS][16];
     unsigned precisions; /* bit (1u << kb_prec) */
     kb_tolerance tol[KB_PREC_COUNT];
     char flops[256];
     char bytes[256];
-    int n_cases;
+    int n_variants;
+    kb_variant_spec variants[KB_MAX_IMPLS];
+    int n_cases; /* the default set first, then the "full" set */
     kb_case cases[KB_MAX_CASES];
+    int n_calibration; /* cases measuring the backend's attainable bandwidth */
+    const kb_case *calibration[KB_MAX_CASES];
 } kb_manifest;
 
 /* Loads and validates a manifest. Every error names the file and the field. */
@@ -35,8 +48,12 @@ int kb_manifest_load(kb_manifest *m, const char *path, kb_err *err);
 int kb_manifest_has_backend(const kb_manifest *m, const char *backend);
 const kb_case *kb_manifest_find_case(const kb_manifest *m, const char *name);
 
-/* FLOPs and bytes of a case in a precision, from the manifest's expressions. */
-int kb_manifest_counts(const kb_manifest *m, const kb_case *c, kb_prec prec, double *flops,
-                       double *bytes, kb_err *err);
+/* The manifest's entry for a variant, or NULL when it has none. */
+const kb_variant_spec *kb_manifest_variant(const kb_manifest *m, const char *variant);
+
+/* FLOPs and bytes of a case in a precision for a variant (NULL: the
+ * kernel's expressions), from the manifest's expressions. */
+int kb_manifest_counts(const kb_manifest *m, const kb_case *c, kb_prec prec, const char *variant,
+                       double *flops, double *bytes, kb_err *err);
 
 #endif

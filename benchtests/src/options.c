@@ -30,6 +30,9 @@ enum {
     OPT_UPDATE,
     OPT_PRINT_PROFILE,
     OPT_COLD_CACHE,
+    OPT_SET,
+    OPT_CALIBRATE,
+    OPT_CALIBRATION,
 };
 
 static const struct option long_options[] = {
@@ -58,6 +61,9 @@ static const struct option long_options[] = {
     {"update-baselines", no_argument, NULL, OPT_UPDATE},
     {"print-profile", no_argument, NULL, OPT_PRINT_PROFILE},
     {"cold-cache", no_argument, NULL, OPT_COLD_CACHE},
+    {"set", required_argument, NULL, OPT_SET},
+    {"calibrate", no_argument, NULL, OPT_CALIBRATE},
+    {"calibration", required_argument, NULL, OPT_CALIBRATION},
     {NULL, 0, NULL, 0},
 };
 
@@ -70,6 +76,7 @@ void kb_options_usage(FILE *f, const char *prog) {
             "  -p, --precision P          fp64, fp32, fp16 or bf16 (default fp32)\n"
             "  -v, --variant NAME         only this variant (default: all)\n"
             "  -c, --case NAME            only this case (default: all)\n"
+            "      --set default|full     the manifest's default cases or its \"full\" sweep\n"
             "  -l, --list                 list the cases with their sizes and exit\n"
             "      --seed N               input seed (env KBENCH_SEED, default 1234)\n"
             "      --min-samples N        sampling limits (default 15 .. 400 samples,\n"
@@ -93,6 +100,10 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --test-name NAME       name used in reports (default kernel.backend.prec)\n"
             "      --manifest FILE        the kernel's kernel.json\n"
             "      --print-profile        print the detected profile and hardware id, exit\n"
+            "      --calibrate            measure the manifest's calibration cases (no gate)\n"
+            "                             and write the backend's attainable bandwidth\n"
+            "      --calibration FILE     the calibration file read for %% of peak bandwidth\n"
+            "                             (default <results dir>/calibration/<backend>.json)\n"
             "  -h, --help                 this text\n\n"
             "Exit status: 0 passed, 1 a check failed, 2 bad input or error, 77 skipped.\n",
             prog, KB_DEFAULT_BASELINE_DIR, KB_DEFAULT_PROFILE, KB_RESULTS_DIR);
@@ -191,6 +202,13 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_UPDATE: o->update = 1; return 0;
     case OPT_PRINT_PROFILE: o->print_profile = 1; return 0;
     case OPT_COLD_CACHE: o->cold_cache = 1; return 0;
+    case OPT_SET:
+        if (strcmp(arg, "default") != 0 && strcmp(arg, "full") != 0)
+            return kb_fail(err, "--set: '%s' is not 'default' or 'full'", arg);
+        o->full = strcmp(arg, "full") == 0;
+        return 0;
+    case OPT_CALIBRATE: o->calibrate = 1; return 0;
+    case OPT_CALIBRATION: o->calibration = arg; return 0;
     default: return kb_fail(err, "unknown option (see --help)");
     }
 }

@@ -11,14 +11,17 @@
 #include <stdio.h>
 
 typedef struct kb_options {
-    const char *manifest;      /* NULL: the kernel's folder in the source tree */
-    const char *backend;       /* "cpu" */
-    const char *precision;     /* "fp32" */
-    const char *variant;       /* NULL: every variant of the backend */
-    const char *case_name;     /* NULL: every case */
-    const char *test_name;     /* NULL: <kernel>.<backend>.<precision> */
-    const char *profile;       /* NULL or "auto": detected from the hardware */
-    const char *baseline_dir;  /* root of baselines/<profile>/<kernel>.json */
+    const char *manifest;     /* NULL: the kernel's folder in the source tree */
+    const char *backend;      /* "cpu" */
+    const char *precision;    /* "fp32" */
+    const char *variant;      /* NULL: every variant of the backend */
+    const char *case_name;    /* NULL: every case */
+    int full;                 /* run the manifest's "full" set instead of the default one */
+    int calibrate;            /* measure the calibration cases and write the calibration */
+    const char *calibration;  /* calibration file; NULL: <results_dir>/calibration/<backend>.json */
+    const char *test_name;    /* NULL: <kernel>.<backend>.<precision> */
+    const char *profile;      /* NULL or "auto": detected from the hardware */
+    const char *baseline_dir; /* root of baselines/<profile>/<kernel>.json */
     const char *baseline_file; /* explicit file, overrides dir and profile */
     const char *results_dir;   /* where <test>.json goes; "" disables */
     int update;                /* record into the baseline instead of gating latency */

@@ -29,15 +29,17 @@ static void print_row(FILE *f, const kb_case_result *r) {
                 r->skipped ? ": " : "", r->skipped ? r->skip_why : "");
         return;
     }
-    char base[32] = "-", ratio[32] = "-";
+    char base[32] = "-", ratio[32] = "-", peak[32] = "-";
     if (r->has_base) {
         snprintf(base, sizeof base, "%.4f", r->base.median_ms);
         snprintf(ratio, sizeof ratio, "%.3f", r->lat.ratio);
     }
-    fprintf(f, "%-22s %-8s %10.4f %8.1f%% %5.1f%% %4dx%-4d %8.2f %8.2f %10s %6s %9.2e %9.2e  %s\n",
+    if (r->pct_peak_bw >= 0.0) snprintf(peak, sizeof peak, "%.0f%%", r->pct_peak_bw);
+    fprintf(f,
+            "%-22s %-8s %10.4f %8.1f%% %5.1f%% %4dx%-4d %8.2f %5s %8.2f %10s %6s %9.2e %9.2e  %s\n",
             r->c->name, r->variant, r->stats.median,
             100.0 * (r->stats.p90 - r->stats.p10) / r->stats.median, 100.0 * r->stats.cv,
-            (int)r->stats.n, r->rounds[r->lat.best].reps, r->gbps, r->gflops, base, ratio,
+            (int)r->stats.n, r->rounds[r->lat.best].reps, r->gbps, peak, r->gflops, base, ratio,
             r->acc.rmse, r->acc.max_abs, verdict_text(r));
 }
 
@@ -63,14 +65,33 @@ static void print_device_notes(FILE *f, const kb_case_result *r) {
     }
 }
 
+/* A variant against the one it is compared with: speedup and traffic. */
+static void print_comparison(FILE *f, const kb_case_result *r) {
+    if (!r->cmp.with) return;
+    fprintf(f, "  %s %s vs %s: speedup x%.2f, memory traffic %.1f%% lower (%.3g MB vs %.3g MB)\n",
+            r->c->name, r->impl_variant, r->cmp.with, r->cmp.speedup, 100.0 * r->cmp.bytes_saved,
+            r->bytes * 1e-6, r->bytes / (1.0 - r->cmp.bytes_saved) * 1e-6);
+}
+
+static void print_calibration(FILE *f, const kb_calibration *cal) {
+    if (!cal || (!cal->present && !*cal->note)) return;
+    if (cal->present)
+        fprintf(f, "   %%peak: of %.2f GB/s, the calibrated bandwidth (%s, %s)\n", cal->peak_gbps,
+                cal->file, cal->measured_at);
+    else
+        fprintf(f, "   %%peak: not reported: %s\n", cal->note);
+}
+
 void kb_report_table(FILE *f, const kb_report *rep) {
     fprintf(f, "== %s  (profile %s)\n", rep->test_name, rep->profile);
     fprintf(f, "   baseline: %s%s%s\n", rep->baseline_path, rep->baseline_note ? " - " : "",
             rep->baseline_note ? rep->baseline_note : "");
-    fprintf(f, "%-22s %-8s %10s %9s %6s %9s %8s %8s %10s %6s %9s %9s  %s\n", "case", "variant",
-            "median ms", "p10-p90", "cv", "n x reps", "GB/s", "GFLOP/s", "base ms", "ratio", "rmse",
-            "max abs", "verdict");
+    print_calibration(f, rep->cal);
+    fprintf(f, "%-22s %-8s %10s %9s %6s %9s %8s %5s %8s %10s %6s %9s %9s  %s\n", "case", "variant",
+            "median ms", "p10-p90", "cv", "n x reps", "GB/s", "%peak", "GFLOP/s", "base ms",
+            "ratio", "rmse", "max abs", "verdict");
     for (int i = 0; i < rep->n_results; ++i) print_row(f, &rep->results[i]);
+    for (int i = 0; i < rep->n_results; ++i) print_comparison(f, &rep->results[i]);
     for (int i = 0; i < rep->n_results; ++i) print_device_notes(f, &rep->results[i]);
 }
 
@@ -163,6 +184,11 @@ void kb_report_measurements(FILE *f, const kb_report *rep) {
         measurement(f, r, "rmse", r->acc.rmse);
         measurement(f, r, "gbps", r->gbps);
         measurement(f, r, "gflops", r->gflops);
+        if (r->pct_peak_bw >= 0.0) measurement(f, r, "pct_peak_bw", r->pct_peak_bw);
+        if (r->cmp.with) {
+            measurement(f, r, "speedup", r->cmp.speedup);
+            measurement(f, r, "bytes_saved", r->cmp.bytes_saved);
+        }
         if (r->power_w[r->lat.best] > 0.0) {
             measurement(f, r, "power_w", r->power_w[r->lat.best]);
             measurement(f, r, "energy_mj", r->energy_mj[r->lat.best]);
@@ -257,6 +283,16 @@ static cJSON *case_json(const kb_case_result *r) {
     cJSON_AddNumberToObject(o, "bytes", r->bytes);
     cJSON_AddNumberToObject(o, "gbps", r->gbps);
     cJSON_AddNumberToObject(o, "gflops", r->gflops);
+    if (r->pct_peak_bw >= 0.0)
+        cJSON_AddNumberToObject(o, "pct_peak_bw", r->pct_peak_bw);
+    else
+        cJSON_AddNullToObject(o, "pct_peak_bw");
+    if (r->cmp.with) {
+        cJSON *cmp = cJSON_AddObjectToObject(o, "comparison");
+        cJSON_AddStringToObject(cmp, "with", r->cmp.with);
+        cJSON_AddNumberToObject(cmp, "speedup", r->cmp.speedup);
+        cJSON_AddNumberToObject(cmp, "bytes_saved", r->cmp.bytes_saved);
+    }
     add_stats(o, &r->stats);
     cJSON_AddItemToObject(o, "accuracy", accuracy_json(r));
     cJSON *lat = cJSON_AddObjectToObject(o, "latency");
@@ -278,6 +314,19 @@ static cJSON *case_json(const kb_case_result *r) {
     return o;
 }
 
+static cJSON *calibration_json(const kb_calibration *cal) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", cal ? cal->file : "");
+    if (cal && cal->present) {
+        cJSON_AddNumberToObject(o, "peak_gbps", cal->peak_gbps);
+        cJSON_AddStringToObject(o, "measured_at", cal->measured_at);
+    } else {
+        cJSON_AddNullToObject(o, "peak_gbps");
+        cJSON_AddStringToObject(o, "note", cal && *cal->note ? cal->note : "not read");
+    }
+    return o;
+}
+
 cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
     const kb_run_ctx *ctx = rep->ctx;
     cJSON *o = cJSON_CreateObject();
@@ -293,6 +342,11 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
     cJSON_AddNumberToObject(o, "latency_tolerance", ctx->opt->gate.latency_tol);
     cJSON_AddNumberToObject(o, "accuracy_drift", ctx->opt->gate.accuracy_drift);
     cJSON_AddBoolToObject(o, "cold_cache", ctx->opt->cold_cache);
+    cJSON_AddStringToObject(o, "case_set",
+                            ctx->opt->calibrate ? "calibration"
+                            : ctx->opt->full    ? "full"
+                                                : "default");
+    cJSON_AddItemToObject(o, "calibration", calibration_json(rep->cal));
     cJSON *cases = cJSON_AddArrayToObject(o, "cases");
     for (int i = 0; i < rep->n_results; ++i)
         cJSON_AddItemToArray(cases, case_json(&rep->results[i]));

@@ -3,6 +3,7 @@
 #ifndef KB_REPORT_H
 #define KB_REPORT_H
 
+#include "calibration.h"
 #include "runner.h"
 
 #include <cjson/cJSON.h>
@@ -14,6 +15,7 @@ typedef struct kb_report {
     const char *profile;
     const char *baseline_path;
     const char *baseline_note; /* e.g. "no baseline file" */
+    const kb_calibration *cal; /* the backend's attainable bandwidth, for % of peak */
     kb_case_result *results;
     int n_results;
 } kb_report;

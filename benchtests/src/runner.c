@@ -328,10 +328,13 @@ static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *i
 void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
     memset(r, 0, sizeof *r);
     r->c = c;
+    r->impl_variant = impl->variant;
+    r->pct_peak_bw = -1.0;
     snprintf(r->variant, sizeof r->variant, "%s%s", impl->variant,
              ctx->opt->cold_cache ? "+cold" : "");
     kb_err err = {{0}};
-    if (kb_manifest_counts(ctx->manifest, c, ctx->prec, &r->flops, &r->bytes, &err) != 0) {
+    if (kb_manifest_counts(ctx->manifest, c, ctx->prec, impl->variant, &r->flops, &r->bytes,
+                           &err) != 0) {
         case_error(r, err.msg);
         return;
     }

@@ -24,10 +24,19 @@ typedef struct kb_run_ctx {
     const char *hardware_id;
 } kb_run_ctx;
 
+/* A variant measured against the one the manifest compares it with
+ * ("compare_to"), on the same case. */
+typedef struct kb_comparison {
+    const char *with;   /* the other variant; NULL: no comparison */
+    double speedup;     /* other median / this median */
+    double bytes_saved; /* 1 - this bytes / other bytes (memory-traffic reduction) */
+} kb_comparison;
+
 typedef struct kb_case_result {
     const kb_case *c;
-    char variant[96]; /* as keyed in the baseline: the impl's, "+cold" in cold-cache mode */
-    int skipped;      /* the implementation cannot run this case here */
+    const char *impl_variant; /* the implementation's variant */
+    char variant[96];         /* as keyed in the baseline: the impl's, "+cold" in cold-cache mode */
+    int skipped;              /* the implementation cannot run this case here */
     char skip_why[512];
     double flops, bytes;
     kb_accuracy acc;
@@ -44,6 +53,8 @@ typedef struct kb_case_result {
     double device_mem_mib; /* device memory in use while the case ran; < 0: unknown */
     kb_stats stats;        /* of the best round */
     double gbps, gflops;
+    double pct_peak_bw; /* gbps as % of the backend's calibrated bandwidth; < 0: none */
+    kb_comparison cmp;
     int has_base;
     kb_baseline_entry base;
     kb_latency_decision lat;

@@ -16,3 +16,10 @@ void kb_sleep_s(double s) {
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
     }
 }
+
+void kb_utc_now(char *out, size_t size) {
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}

@@ -105,13 +105,13 @@ static void test_counts_use_elem_size(void) {
     double flops = 0, bytes = 0;
     ASSERT(c != NULL);
     if (!c) return;
-    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP16, &flops, &bytes, &err), 0);
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP16, NULL, &flops, &bytes, &err), 0);
     ASSERT_NEAR(flops, 4.0 * 2 * 128, 0);     /* 1024 */
     ASSERT_NEAR(bytes, 2.0 * 2 * 128 * 2, 0); /* elem = 2 for fp16: 1024 */
-    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP64, &flops, &bytes, &err), 0);
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP64, NULL, &flops, &bytes, &err), 0);
     ASSERT_NEAR(flops, 1024, 0);              /* independent of the precision */
     ASSERT_NEAR(bytes, 2.0 * 2 * 128 * 8, 0); /* elem = 8 for fp64: 4096 */
-    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_BF16, &flops, &bytes, &err), 0);
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_BF16, NULL, &flops, &bytes, &err), 0);
     ASSERT_NEAR(bytes, 1024, 0);
 }
 
@@ -232,6 +232,82 @@ static void test_no_cases(void) {
     expect_error(WITH_CASES("\"sweep\": [1]"), "field 'sweep': expected an object");
 }
 
+#define VARIANTS(extra)                                                                            \
+    "\"variants\": {\"unfused\": {\"bytes\": \"2*batch*seq*elem + 4*batch*seq*acc\"}, \"fused\": " \
+    "{\"flops\": "                                                                                 \
+    "\"5*batch*seq\", \"compare_to\": \"unfused\"" extra "}}"
+
+static void test_variants(void) {
+    kb_err err = {{0}};
+    fixture("manifest_variants", WITH_CASES(CASES ", " VARIANTS("")));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    ASSERT_INT_EQ(m.n_variants, 2);
+    const kb_variant_spec *fused = kb_manifest_variant(&m, "fused");
+    ASSERT(fused != NULL && strcmp(fused->compare_to, "unfused") == 0);
+    ASSERT(kb_manifest_variant(&m, "default") == NULL);
+    const kb_case *c = kb_manifest_find_case(&m, "small"); /* batch 2, seq 128 */
+    double flops = 0, bytes = 0;
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP32, "unfused", &flops, &bytes, &err), 0);
+    ASSERT_NEAR(flops, 4.0 * 256, 0); /* the kernel's flops */
+    ASSERT_NEAR(bytes, 6.0 * 256 * 4, 0);
+    /* acc: the arithmetic type's size, float for 16-bit storage */
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP16, "unfused", &flops, &bytes, &err), 0);
+    ASSERT_NEAR(bytes, 2.0 * 256 * 2 + 4.0 * 256 * 4, 0);
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP64, "unfused", &flops, &bytes, &err), 0);
+    ASSERT_NEAR(bytes, 6.0 * 256 * 8, 0);
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP32, "fused", &flops, &bytes, &err), 0);
+    ASSERT_NEAR(flops, 5.0 * 256, 0);
+    ASSERT_NEAR(bytes, 2.0 * 256 * 4, 0); /* the kernel's bytes */
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP32, "other", &flops, &bytes, &err), 0);
+    ASSERT_NEAR(flops, 4.0 * 256, 0);
+}
+
+static void test_bad_variants(void) {
+    expect_error(WITH_CASES(CASES ", \"variants\": [1]"), "field 'variants': expected an object");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"fused\": 3}"),
+                 "field 'variants.fused': expected an object");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"fused\": {\"compare_to\": \"nope\"}}"),
+                 "field 'variants.fused.compare_to': 'nope' is not another variant");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"fused\": {\"compare_to\": \"fused\"}}"),
+                 "field 'variants.fused.compare_to'");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"fused\": {\"bytes\": \"hidden\"}}"),
+                 "field 'variants.fused.bytes' for case 'small'");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"fused\": {\"bytes\": 5}}"),
+                 "field 'variants.fused.bytes': expected a string");
+}
+
+static void test_full_set(void) {
+    kb_err err = {{0}};
+    fixture("manifest_full",
+            WITH_CASES(CASES ", \"full\": {\"sweep\": {\"batch\": [64], \"seq\": [1, 2]},"
+                             " \"cases\": [{\"name\": \"huge\", \"dims\": {\"batch\": 9, "
+                             "\"seq\": 9}}]}"));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    ASSERT_INT_EQ(m.n_cases, 5);
+    ASSERT(!kb_manifest_find_case(&m, "small")->full);
+    ASSERT(kb_manifest_find_case(&m, "huge")->full);
+    ASSERT(kb_manifest_find_case(&m, "batch64_seq2")->full);
+    expect_error(WITH_CASES(CASES ", \"full\": []"), "field 'full': expected an object");
+    expect_error(WITH_CASES(CASES ", \"full\": {}"), "no cases in 'full'");
+    expect_error(WITH_CASES(CASES ", \"full\": {\"sweep\": {\"batch\": [0], \"seq\": [1]}}"),
+                 "field 'full.sweep.batch': expected a positive integer");
+    expect_error(WITH_CASES(CASES ", \"full\": {\"cases\": [{\"name\": \"small\", \"dims\": "
+                                  "{\"batch\": 1, \"seq\": 1}}]}"),
+                 "case name 'small' appears twice");
+}
+
+static void test_calibration_cases(void) {
+    kb_err err = {{0}};
+    fixture("manifest_calibration", WITH_CASES(CASES ", \"calibration\": [\"large\"]"));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    ASSERT_INT_EQ(m.n_calibration, 1);
+    ASSERT(m.calibration[0] == kb_manifest_find_case(&m, "large"));
+    expect_error(WITH_CASES(CASES ", \"calibration\": [\"medium\"]"),
+                 "field 'calibration[0]': not a case of the default set");
+    expect_error(WITH_CASES(CASES ", \"calibration\": []"),
+                 "field 'calibration': expected a non-empty array");
+}
+
 int main(void) {
     RUN_TEST(test_case_list);
     RUN_TEST(test_sweep);
@@ -246,5 +322,9 @@ int main(void) {
     RUN_TEST(test_duplicate_case_names);
     RUN_TEST(test_expression_with_unknown_dim);
     RUN_TEST(test_no_cases);
+    RUN_TEST(test_variants);
+    RUN_TEST(test_bad_variants);
+    RUN_TEST(test_full_set);
+    RUN_TEST(test_calibration_cases);
     return kb_test_summary();
 }

@@ -11,6 +11,7 @@
 typedef struct row {
     char test[128], kase[64], variant[32], verdict[32];
     double median_ms, gbps, gflops, ratio, rmse;
+    double pct_peak, speedup; /* < 0: not reported */
     int passed;
 } row;
 
@@ -44,6 +45,8 @@ static int add_rows(const cJSON *result, row **rows, int *n, int *cap) {
         r->gflops = num(c, "gflops");
         r->ratio = lat ? num(lat, "ratio") : -1.0;
         r->rmse = num(cJSON_GetObjectItemCaseSensitive(c, "accuracy"), "rmse");
+        r->pct_peak = num(c, "pct_peak_bw");
+        r->speedup = num(cJSON_GetObjectItemCaseSensitive(c, "comparison"), "speedup");
         r->passed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "passed"));
     }
     return 0;
@@ -56,16 +59,27 @@ static int by_failure_then_name(const void *a, const void *b) {
     return t ? t : strcmp(x->kase, y->kase);
 }
 
+/* prefix, v with `digits` decimals, suffix; "-" for a figure the result
+ * does not report (v < 0). */
+static const char *fmt_or_dash(char *out, size_t size, const char *prefix, double v, int digits,
+                               const char *suffix) {
+    if (v < 0) return "-";
+    snprintf(out, size, "%s%.*f%s", prefix, digits, v, suffix);
+    return out;
+}
+
 static void print_rows(const row *rows, int n) {
-    printf("%-26s %-22s %-8s %10s %8s %8s %7s %9s  %s\n", "test", "case", "variant", "median ms",
-           "GB/s", "GFLOP/s", "ratio", "rmse", "verdict");
+    printf("%-26s %-22s %-8s %10s %8s %5s %8s %7s %7s %9s  %s\n", "test", "case", "variant",
+           "median ms", "GB/s", "%peak", "GFLOP/s", "speedup", "ratio", "rmse", "verdict");
     int failed = 0;
     for (int i = 0; i < n; ++i) {
         const row *r = &rows[i];
-        char ratio[16] = "-";
-        if (r->ratio > 0) snprintf(ratio, sizeof ratio, "%.3f", r->ratio);
-        printf("%-26s %-22s %-8s %10.4f %8.2f %8.2f %7s %9.2e  %s%s\n", r->test, r->kase,
-               r->variant, r->median_ms, r->gbps, r->gflops, ratio, r->rmse,
+        char ratio[16], peak[16], speedup[16];
+        printf("%-26s %-22s %-8s %10.4f %8.2f %5s %8.2f %7s %7s %9.2e  %s%s\n", r->test, r->kase,
+               r->variant, r->median_ms, r->gbps,
+               fmt_or_dash(peak, sizeof peak, "", r->pct_peak, 0, "%"), r->gflops,
+               fmt_or_dash(speedup, sizeof speedup, "x", r->speedup, 2, ""),
+               fmt_or_dash(ratio, sizeof ratio, "", r->ratio > 0 ? r->ratio : -1.0, 3, ""), r->rmse,
                r->passed ? "" : "FAILED ", r->verdict);
         failed += !r->passed;
     }

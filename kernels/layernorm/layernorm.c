@@ -1,13 +1,13 @@
 /* Layer normalisation over the last dimension:
  * y = (x - mean) / sqrt(var + eps) * gamma + beta, biased variance. */
+#include "layernorm.h"
+
 #include "kb/cpu.h"
 #include "kb/kernel.h"
 #include "reference/reference.h"
 
 #include <math.h>
 #include <stdio.h>
-
-#define LAYERNORM_EPS 1e-5
 
 static void layernorm_layout(const kb_case *c, kb_layout *l) {
     size_t rows = (size_t)(kb_case_dim(c, "batch") * kb_case_dim(c, "seq"));

@@ -2,9 +2,9 @@
  * block per row, the row held in registers (kb_row), so x is read once and y
  * written once. Mean and variance are two block reductions over the
  * registers; the variance sums (x - mean)^2, which does not cancel. */
-#include "kb/gpu.h"
+#include "layernorm.h"
 
-#define LAYERNORM_EPS 1e-5
+#include "kb/gpu.h"
 
 template <typename S, int V, int VPT>
 __global__ void layernorm_rows(const S *__restrict__ x, const S *__restrict__ gamma,

@@ -16,35 +16,11 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
     kb_layout_workspace(l, 2 * (size_t)kb_case_dim(c, "cols") * sizeof(float));
 }
 
-/* Flips the magnitude bits of a negative float's bit pattern. Read as int32,
- * the result orders like the floats (NaN aside), and flipping again restores
- * the float. An integer max reduction vectorises; a float one (x > m ? x : m)
- * does not without -ffinite-math-only. */
-static inline uint32_t softmax_flip(uint32_t u) {
-    return u ^ (u >> 31 ? 0x7fffffffu : 0u);
-}
-
-static float softmax_max_f32(const float *restrict x, size_t n) {
-    int32_t m = INT32_MIN;
-    for (size_t i = 0; i < n; i++) {
-        int32_t k = (int32_t)softmax_flip(kb_f32_to_bits(x[i]));
-        m = k > m ? k : m;
-    }
-    return kb_bits_to_f32(softmax_flip((uint32_t)m));
-}
-
-/* Scalar: with libm's exp the double path is bound by exp, not by the max. */
-static double softmax_max_f64(const double *restrict x, size_t n) {
-    double m = -INFINITY;
-    for (size_t i = 0; i < n; i++) m = x[i] > m ? x[i] : m;
-    return m;
-}
-
 /* One row, n >= 1, three passes over a row that stays in cache: max, then
  * y = e^(x - max) with its sum, then y *= 1 / sum. */
 #define SOFTMAX_ROW(T, SUFFIX, EXP)                                                                \
     static void softmax_row_##SUFFIX(const T *restrict x, T *restrict y, size_t n) {               \
-        const T m = softmax_max_##SUFFIX(x, n);                                                    \
+        const T m = kb_cpu_max_##SUFFIX(x, n);                                                     \
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
         T acc[KB_CPU_LANES] = {0};                                                                 \
         for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \

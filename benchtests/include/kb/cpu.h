@@ -80,6 +80,31 @@ static inline double kb_cpu_lanes_sum_f64(double *acc) {
     return acc[0];
 }
 
+/* The largest of x[0 .. n), n >= 1, NaN aside. A float max loop
+ * (x > m ? x : m) does not vectorise without -ffinite-math-only; an integer
+ * one does. Flipping the magnitude bits of a negative float's pattern makes
+ * int32 order float order, and flipping again restores the float. */
+static inline uint32_t kb__cpu_flip(uint32_t u) {
+    return u ^ (u >> 31 ? 0x7fffffffu : 0u);
+}
+
+static inline float kb_cpu_max_f32(const float *restrict x, size_t n) {
+    int32_t m = INT32_MIN;
+    for (size_t i = 0; i < n; i++) {
+        int32_t k = (int32_t)kb__cpu_flip(kb_f32_to_bits(x[i]));
+        m = k > m ? k : m;
+    }
+    return kb_bits_to_f32(kb__cpu_flip((uint32_t)m));
+}
+
+/* Scalar: where double kernels take a max (softmax-like rows) they are bound
+ * by libm's exp, not by the max. */
+static inline double kb_cpu_max_f64(const double *restrict x, size_t n) {
+    double m = x[0];
+    for (size_t i = 1; i < n; i++) m = x[i] > m ? x[i] : m;
+    return m;
+}
+
 /* y = f(x) for n fp16/bf16 elements, through float scratch blocks of
  * KB_CPU_BLOCK elements. f is an elementwise float block function; called with
  * a constant f this inlines to a direct call per block. */

@@ -312,14 +312,21 @@ static inline unsigned kb__row_threads(int per) {
     return (unsigned)((per + 63) / 64 * 64);
 }
 
+/* Whether a row of n elements, V per load, fits one block's registers:
+ * 1024 threads x 8 loads. */
+template <int V> constexpr bool kb__row_fits(int n) {
+    return (n + V - 1) / V <= 8192;
+}
+
 template <int V, typename Launch> int kb__row_launch(int n, Launch launch) {
+    if (!kb__row_fits<V>(n))
+        return kb_unsupported("rows of %d elements: one %s block holds at most %d in registers", n,
+                              KB_GPU_BACKEND, 8192 * V);
     const int loads = (n + V - 1) / V;
     if (loads <= 1024) return launch(kb_row_shape<V, 1>(), kb__row_threads(loads));
     if (loads <= 2048) return launch(kb_row_shape<V, 2>(), kb__row_threads((loads + 1) / 2));
     if (loads <= 4096) return launch(kb_row_shape<V, 4>(), kb__row_threads((loads + 3) / 4));
-    if (loads <= 8192) return launch(kb_row_shape<V, 8>(), kb__row_threads((loads + 7) / 8));
-    return kb_unsupported("rows of %d elements: one %s block holds at most %d in registers", n,
-                          KB_GPU_BACKEND, 8192 * V);
+    return launch(kb_row_shape<V, 8>(), kb__row_threads((loads + 7) / 8));
 }
 
 /* Runs a row kernel over rows of n elements in the run's precision. The

@@ -1,0 +1,13 @@
+/* Variant comparisons: a fused (or library, or folded) variant against the
+ * variant its manifest entry names in "compare_to", case by case. */
+#ifndef KB_COMPARE_H
+#define KB_COMPARE_H
+
+#include "manifest.h"
+#include "runner.h"
+
+/* Fills res[i].cmp for every result whose variant is compared with another
+ * and whose partner ran and passed on the same case. */
+void kb_compare_variants(const kb_manifest *m, kb_case_result *res, int n);
+
+#endif

@@ -1,0 +1,104 @@
+# End-to-end test of variant comparisons, case sets and the bandwidth
+# calibration on the test kernel benchtests/tests/pair (cmake -P; inputs
+# DRIVER, MANIFEST, WORK):
+#   1. two variants, one compared with the other  -> speedup and 50 % fewer bytes
+#      reported; no calibration yet                -> %peak not reported, says why
+#   2. --calibrate                                 -> the calibration cases only, file written
+#   3. a run after it                              -> % of peak bandwidth reported
+#   4. a calibration from other hardware           -> not used, says why
+#   5. a malformed calibration                     -> exit 2 naming the file and field
+#   6. --set full                                  -> the full cases only, as <test>.full
+
+foreach(var DRIVER MANIFEST WORK)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "e2e_variants.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(calibration "${WORK}/calibration.cpu.json")
+set(common --manifest "${MANIFEST}" --profile e2e --baseline-dir "${WORK}/baselines"
+  --results-dir "${WORK}/results" --calibration "${calibration}" --warmup 0 --min-time 0
+  --max-time 0.05)
+set(result "${WORK}/results/pair.cpu.fp32.json")
+
+include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
+
+function(json_get out label file)
+  file(READ "${file}" json)
+  string(JSON value ERROR_VARIABLE err GET "${json}" ${ARGN})
+  if(err)
+    string(REPLACE ";" "." path "${ARGN}")
+    message(FATAL_ERROR "${label}: ${file}: no '${path}': ${err}")
+  endif()
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
+function(expect_json label file expected)
+  json_get(value "${label}" "${file}" ${ARGN})
+  if(NOT value STREQUAL expected)
+    string(REPLACE ";" "." path "${ARGN}")
+    message(FATAL_ERROR "${label}: ${file}: '${path}' is '${value}', expected '${expected}'")
+  endif()
+endfunction()
+
+function(expect_positive label file)
+  json_get(value "${label}" "${file}" ${ARGN})
+  if(NOT value MATCHES "^[0-9.eE+-]+$" OR value LESS_EQUAL 0)
+    string(REPLACE ";" "." path "${ARGN}")
+    message(FATAL_ERROR "${label}: ${file}: '${path}' is '${value}', expected a positive number")
+  endif()
+endfunction()
+
+run_driver("variants" 0)
+expect_text("variants" "small onepass vs twopass: speedup x")
+expect_text("variants" "memory traffic 50.0% lower")
+expect_text("variants" "%peak: not reported: no calibration at ${calibration}")
+expect_text("variants" "name=\"large.onepass.speedup\"")
+expect_json("variants" "${result}" "onepass" cases 1 variant)
+expect_json("variants" "${result}" "twopass" cases 1 comparison with)
+expect_json("variants" "${result}" "0.5" cases 1 comparison bytes_saved)
+expect_positive("variants" "${result}" cases 1 comparison speedup)
+expect_json("variants" "${result}" "" cases 0 pct_peak_bw) # null
+expect_json("variants" "${result}" "default" case_set)
+
+run_driver("calibrate" 0 --calibrate)
+expect_text("calibrate" "GB/s peak written to ${calibration}")
+set(cal_result "${WORK}/results/kbench.calibrate.cpu.json")
+expect_json("calibrate" "${cal_result}" "calibration" case_set)
+expect_json("calibrate" "${cal_result}" "large" cases 0 case)
+expect_json("calibrate" "${cal_result}" "large" cases 1 case)
+json_get(n_cases "calibrate" "${cal_result}" cases)
+string(JSON n_cases LENGTH "${n_cases}")
+if(NOT n_cases EQUAL 2)
+  message(FATAL_ERROR "calibrate: ${cal_result} holds ${n_cases} cases, expected 2 (large x 2)")
+endif()
+expect_json("calibrate" "${calibration}" "cpu" backend)
+expect_positive("calibrate" "${calibration}" peak_gbps)
+
+run_driver("calibrated" 0)
+expect_text("calibrated" "%peak: of ")
+expect_text("calibrated" "name=\"small.onepass.pct_peak_bw\"")
+expect_positive("calibrated" "${result}" calibration peak_gbps)
+expect_positive("calibrated" "${result}" cases 0 pct_peak_bw)
+
+file(READ "${calibration}" good)
+string(JSON other SET "${good}" hardware_id "\"some other machine\"")
+file(WRITE "${calibration}" "${other}")
+run_driver("other hardware" 0 --case small)
+expect_text("other hardware" "was measured on other hardware (some other machine)")
+
+string(JSON broken SET "${good}" peak_gbps "\"fast\"")
+file(WRITE "${calibration}" "${broken}")
+run_driver("malformed calibration" 2 --case small)
+expect_text("malformed calibration" "${calibration}: field 'peak_gbps': expected a number")
+
+file(WRITE "${calibration}" "${good}")
+run_driver("full set" 0 --set full)
+set(full_result "${WORK}/results/pair.cpu.fp32.full.json")
+expect_json("full set" "${full_result}" "full" case_set)
+expect_json("full set" "${full_result}" "huge" cases 0 case)
+run_driver("bad set" 2 --set most)
+expect_text("bad set" "--set: 'most' is not 'default' or 'full'")
+message("e2e variants: all steps behaved as expected")

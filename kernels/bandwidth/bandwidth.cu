@@ -1,0 +1,63 @@
+/* STREAM-style bandwidth on the GPU (CUDA and HIP from this one source):
+ * op 1 copies (y = a), op 2 is the triad y = a + 3 b as one fma, rounded
+ * once like the CPU's. A grid-stride loop of 16-byte loads and stores (the
+ * arrays come from the backend's allocator, aligned to at least 256 bytes),
+ * then the tail element by element. fp64 and fp32 only. */
+#include "kb/gpu.h"
+
+__device__ __forceinline__ float bandwidth_fma(float x, float y, float z) {
+    return fmaf(x, y, z);
+}
+__device__ __forceinline__ double bandwidth_fma(double x, double y, double z) {
+    return fma(x, y, z);
+}
+
+template <typename S, bool TRIAD>
+__global__ void bandwidth_stream(const S *__restrict__ a, const S *__restrict__ b,
+                                 S *__restrict__ y, size_t n) {
+    constexpr int V = kb_vec<S>::n;
+    const size_t nv = n / V, stride = (size_t)gridDim.x * blockDim.x;
+    const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (size_t i = first; i < nv; i += stride) {
+        kb_vec<S> v = kb_load_vec<S, V>(a + i * V);
+        if (TRIAD) {
+            const kb_vec<S> w = kb_load_vec<S, V>(b + i * V);
+#pragma unroll
+            for (int j = 0; j < V; ++j) v.v[j] = bandwidth_fma(S(3), w.v[j], v.v[j]);
+        }
+        kb_store_vec<S, V>(y + i * V, v);
+    }
+    for (size_t i = nv * V + first; i < n; i += stride)
+        y[i] = TRIAD ? bandwidth_fma(S(3), b[i], a[i]) : a[i];
+}
+
+template <typename S> static int bandwidth_launch(const kb_args *a, size_t n, bool triad) {
+    const unsigned threads = 256, blocks = kb_gpu_grid(n / kb_vec<S>::n + 1, threads);
+    const S *x = (const S *)a->in[0];
+    S *y = (S *)a->out[0];
+    if (triad)
+        bandwidth_stream<S, true>
+            <<<blocks, threads, 0, kb_gpu_stream_of(a)>>>(x, (const S *)a->in[1], y, n);
+    else
+        bandwidth_stream<S, false><<<blocks, threads, 0, kb_gpu_stream_of(a)>>>(x, nullptr, y, n);
+    KB_GPU_CHECK_LAUNCH(triad ? "bandwidth triad" : "bandwidth copy");
+    return 0;
+}
+
+static int bandwidth_gpu(const kb_args *a) {
+    const size_t n = (size_t)kb_case_dim(a->c, "n");
+    const int64_t op = kb_case_dim(a->c, "op");
+    if (op != 1 && op != 2) {
+        fprintf(stderr, "bandwidth: case dim op must be 1 (copy) or 2 (triad), not %lld\n",
+                (long long)op);
+        return 1;
+    }
+    switch (a->prec) {
+    case KB_FP64: return bandwidth_launch<double>(a, n, op == 2);
+    case KB_FP32: return bandwidth_launch<float>(a, n, op == 2);
+    default: break;
+    }
+    return kb_unsupported("bandwidth runs fp64 and fp32 only, not precision %d", (int)a->prec);
+}
+
+KB_GPU_REGISTER_IMPL("default", bandwidth_gpu);

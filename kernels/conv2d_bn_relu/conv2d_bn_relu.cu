@@ -1,0 +1,242 @@
+/* 3x3 convolution (stride 1, zero padding 1, NCHW) + bias, inference batch
+ * normalisation and ReLU on the GPU (CUDA and HIP from this one source).
+ *
+ * One direct-convolution kernel serves both variants: a block computes a
+ * tile of 16 rows x 32 columns for 8 output channels of one image (each
+ * thread 2 rows x 8 channels in registers), staging 4 input channels at a
+ * time in shared memory as an 18 x 34 tile (halo of 1, zeros outside the
+ * image) together with their 4 x 9 x 8 weights.
+ * - "unfused": conv + bias writes z (arithmetic type, workspace), then a BN
+ *   kernel rewrites z in place and a ReLU kernel writes y;
+ * - "folded": a fold kernel writes w' = w s and b' = (b - mean) s + beta,
+ *   s = gamma / sqrt(var + eps), into the workspace, then the conv applies
+ *   b' and the ReLU in its epilogue and writes y.
+ * 16-bit formats are widened to float and rounded once on store. */
+#include "conv2d_bn_relu.h"
+
+#include "kb/gpu.h"
+
+#define CONV2D_BN_RELU_TX  32 /* output columns per block (threads in x) */
+#define CONV2D_BN_RELU_TY  8  /* threads in y */
+#define CONV2D_BN_RELU_RY  2  /* output rows per thread */
+#define CONV2D_BN_RELU_TH  (CONV2D_BN_RELU_TY * CONV2D_BN_RELU_RY)
+#define CONV2D_BN_RELU_COB 8 /* output channels per block */
+#define CONV2D_BN_RELU_CIB 4 /* input channels per shared-memory stage */
+
+struct conv2d_bn_relu_dims {
+    int n, cin, cout, h, w;
+};
+
+/* Input channels [c0, c0 + CIB) of image xi into the shared tile (zeros
+ * outside the image and past cin), and their weights for the block's output
+ * channels into ws[c][tap][k]. */
+template <typename S, typename WT, typename T>
+__device__ void
+conv2d_bn_relu_stage(const S *__restrict__ xi, const WT *__restrict__ w, conv2d_bn_relu_dims d,
+                     int c0, int co0, int oy0, int ox0,
+                     T (&tile)[CONV2D_BN_RELU_CIB][CONV2D_BN_RELU_TH + 2][CONV2D_BN_RELU_TX + 2],
+                     T (&ws)[CONV2D_BN_RELU_CIB][9][CONV2D_BN_RELU_COB]) {
+    constexpr int rows = CONV2D_BN_RELU_TH + 2, cols = CONV2D_BN_RELU_TX + 2;
+    const int tid = threadIdx.y * CONV2D_BN_RELU_TX + threadIdx.x;
+    const int threads = CONV2D_BN_RELU_TX * CONV2D_BN_RELU_TY;
+    for (int i = tid; i < CONV2D_BN_RELU_CIB * rows * cols; i += threads) {
+        const int c = i / (rows * cols), r = i / cols % rows, col = i % cols;
+        const int iy = oy0 + r - 1, ix = ox0 + col - 1;
+        T v = T(0);
+        if (c0 + c < d.cin && iy >= 0 && iy < d.h && ix >= 0 && ix < d.w)
+            v = kb_widen(xi[((size_t)(c0 + c) * d.h + iy) * d.w + ix]);
+        tile[c][r][col] = v;
+    }
+    for (int i = tid; i < CONV2D_BN_RELU_CIB * 9 * CONV2D_BN_RELU_COB; i += threads) {
+        const int k = i % CONV2D_BN_RELU_COB, t = i / CONV2D_BN_RELU_COB % 9;
+        const int c = i / (9 * CONV2D_BN_RELU_COB);
+        T v = T(0);
+        if (c0 + c < d.cin && co0 + k < d.cout)
+            v = kb_widen(w[((size_t)(co0 + k) * d.cin + c0 + c) * 9 + t]);
+        ws[c][t][k] = v;
+    }
+}
+
+/* out = epilogue(conv(x, w) + b): the ReLU when RELU, O the stored type
+ * (S for y, the arithmetic type T for z). Grid: (row tiles x column tiles,
+ * output channel groups, images). */
+template <typename S, typename WT, typename O, bool RELU>
+__global__ void __launch_bounds__(CONV2D_BN_RELU_TX *CONV2D_BN_RELU_TY)
+    conv2d_bn_relu_conv(const S *__restrict__ x, const WT *__restrict__ w, const WT *__restrict__ b,
+                        O *__restrict__ out, conv2d_bn_relu_dims d) {
+    typedef typename kb_acc<S>::type T;
+    __shared__ T tile[CONV2D_BN_RELU_CIB][CONV2D_BN_RELU_TH + 2][CONV2D_BN_RELU_TX + 2];
+    __shared__ T ws[CONV2D_BN_RELU_CIB][9][CONV2D_BN_RELU_COB];
+    const int tiles_x = (d.w + CONV2D_BN_RELU_TX - 1) / CONV2D_BN_RELU_TX;
+    const int ox0 = (int)(blockIdx.x % tiles_x) * CONV2D_BN_RELU_TX;
+    const int oy0 = (int)(blockIdx.x / tiles_x) * CONV2D_BN_RELU_TH;
+    const int co0 = (int)blockIdx.y * CONV2D_BN_RELU_COB;
+    const size_t img = blockIdx.z;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const S *xi = x + img * d.cin * d.h * d.w;
+    T acc[CONV2D_BN_RELU_RY][CONV2D_BN_RELU_COB];
+#pragma unroll
+    for (int r = 0; r < CONV2D_BN_RELU_RY; ++r)
+#pragma unroll
+        for (int k = 0; k < CONV2D_BN_RELU_COB; ++k) acc[r][k] = T(0);
+    for (int c0 = 0; c0 < d.cin; c0 += CONV2D_BN_RELU_CIB) {
+        conv2d_bn_relu_stage(xi, w, d, c0, co0, oy0, ox0, tile, ws);
+        __syncthreads();
+#pragma unroll
+        for (int c = 0; c < CONV2D_BN_RELU_CIB; ++c)
+#pragma unroll
+            for (int t = 0; t < 9; ++t) {
+                T in[CONV2D_BN_RELU_RY];
+#pragma unroll
+                for (int r = 0; r < CONV2D_BN_RELU_RY; ++r)
+                    in[r] = tile[c][ty + r * CONV2D_BN_RELU_TY + t / 3][tx + t % 3];
+#pragma unroll
+                for (int k = 0; k < CONV2D_BN_RELU_COB; ++k) {
+                    const T wv = ws[c][t][k];
+#pragma unroll
+                    for (int r = 0; r < CONV2D_BN_RELU_RY; ++r) acc[r][k] += wv * in[r];
+                }
+            }
+        __syncthreads();
+    }
+    const int ox = ox0 + tx;
+    if (ox >= d.w) return;
+#pragma unroll
+    for (int r = 0; r < CONV2D_BN_RELU_RY; ++r) {
+        const int oy = oy0 + ty + r * CONV2D_BN_RELU_TY;
+        if (oy >= d.h) continue;
+#pragma unroll
+        for (int k = 0; k < CONV2D_BN_RELU_COB; ++k) {
+            const int co = co0 + k;
+            if (co >= d.cout) continue;
+            T v = acc[r][k] + kb_widen(b[co]);
+            if (RELU) v = v > T(0) ? v : T(0);
+            out[((img * d.cout + co) * d.h + oy) * d.w + ox] = kb_store<O>::from(v);
+        }
+    }
+}
+
+/* BN folded into the conv: wf = w s, bf = (b - mean) s + beta, s = gamma /
+ * sqrt(var + eps); k = cin * 9 weights per output channel. */
+template <typename S, typename T>
+__global__ void conv2d_bn_relu_fold(const S *__restrict__ w, const S *__restrict__ b,
+                                    const S *__restrict__ gamma, const S *__restrict__ beta,
+                                    const S *__restrict__ mean, const S *__restrict__ var,
+                                    T *__restrict__ wf, T *__restrict__ bf, int cout, int k) {
+    const size_t n = (size_t)cout * k, stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const int co = (int)(i / k);
+        const T s = kb_widen(gamma[co]) / kb_sqrt(kb_widen(var[co]) + T(CONV2D_BN_RELU_EPS));
+        wf[i] = kb_widen(w[i]) * s;
+        if (i % k == 0) bf[co] = (kb_widen(b[co]) - kb_widen(mean[co])) * s + kb_widen(beta[co]);
+    }
+}
+
+/* The unfused BN pass over z in place: plane p (image, channel) at
+ * blockIdx.y + multiples of gridDim.y, its hw elements grid-strided in x. */
+template <typename S, typename T>
+__global__ void conv2d_bn_relu_bn(T *__restrict__ z, const S *__restrict__ gamma,
+                                  const S *__restrict__ beta, const S *__restrict__ mean,
+                                  const S *__restrict__ var, int cout, size_t planes, size_t hw) {
+    for (size_t p = blockIdx.y; p < planes; p += gridDim.y) {
+        const int co = (int)(p % cout);
+        const T s = kb_widen(gamma[co]) / kb_sqrt(kb_widen(var[co]) + T(CONV2D_BN_RELU_EPS));
+        const T m = kb_widen(mean[co]), bt = kb_widen(beta[co]);
+        T *zp = z + p * hw;
+        for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < hw;
+             i += (size_t)gridDim.x * blockDim.x)
+            zp[i] = (zp[i] - m) * s + bt;
+    }
+}
+
+/* The unfused ReLU pass: y = max(z, 0), rounded to S. */
+template <typename S, typename T>
+__global__ void conv2d_bn_relu_relu(const T *__restrict__ z, S *__restrict__ y, size_t n) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const T v = z[i];
+        y[i] = kb_store<S>::from(v > T(0) ? v : T(0));
+    }
+}
+
+static conv2d_bn_relu_dims conv2d_bn_relu_dims_of(const kb_case *c) {
+    return conv2d_bn_relu_dims{(int)kb_case_dim(c, "n"), (int)kb_case_dim(c, "cin"),
+                               (int)kb_case_dim(c, "cout"), (int)kb_case_dim(c, "h"),
+                               (int)kb_case_dim(c, "w")};
+}
+
+static size_t conv2d_bn_relu_round64(size_t bytes) {
+    return (bytes + 63) / 64 * 64;
+}
+
+/* Launches the conv for S with weights and bias of type WT, output O. */
+template <typename S, typename WT, typename O, bool RELU>
+static int conv2d_bn_relu_launch_conv(const kb_args *a, const WT *w, const WT *b, O *out,
+                                      conv2d_bn_relu_dims d) {
+    const unsigned tiles = (unsigned)(((d.w + CONV2D_BN_RELU_TX - 1) / CONV2D_BN_RELU_TX) *
+                                      ((d.h + CONV2D_BN_RELU_TH - 1) / CONV2D_BN_RELU_TH));
+    const dim3 grid(tiles, (unsigned)((d.cout + CONV2D_BN_RELU_COB - 1) / CONV2D_BN_RELU_COB),
+                    (unsigned)d.n);
+    if (grid.y > 65535u || grid.z > 65535u)
+        return kb_unsupported("cout %d, n %d: more channel groups or images than grid y/z hold",
+                              d.cout, d.n);
+    const dim3 block(CONV2D_BN_RELU_TX, CONV2D_BN_RELU_TY);
+    conv2d_bn_relu_conv<S, WT, O, RELU>
+        <<<grid, block, 0, kb_gpu_stream_of(a)>>>((const S *)a->in[0], w, b, out, d);
+    KB_GPU_CHECK_LAUNCH("conv2d_bn_relu conv");
+    return 0;
+}
+
+static int conv2d_bn_relu_unfused_gpu(const kb_args *a) {
+    const conv2d_bn_relu_dims d = conv2d_bn_relu_dims_of(a->c);
+    return kb_gpu_dispatch(a->prec, [&](auto t) {
+        typedef typename decltype(t)::type S;
+        typedef typename kb_acc<S>::type T;
+        const size_t hw = (size_t)d.h * d.w, planes = (size_t)d.n * d.cout, n = planes * hw;
+        if (a->workspace_bytes < n * sizeof(T)) {
+            fprintf(stderr, "conv2d_bn_relu: workspace of %zu bytes, z needs %zu\n",
+                    a->workspace_bytes, n * sizeof(T));
+            return 1;
+        }
+        T *z = (T *)a->workspace;
+        const S *const *in = (const S *const *)a->in;
+        int rc = conv2d_bn_relu_launch_conv<S, S, T, false>(a, in[1], in[2], z, d);
+        if (rc != 0) return rc;
+        const unsigned threads = 256;
+        const dim3 grid(
+            (unsigned)((hw + threads - 1) / threads < 64 ? (hw + threads - 1) / threads : 64),
+            (unsigned)(planes < 65535 ? planes : 65535));
+        conv2d_bn_relu_bn<S, T><<<grid, threads, 0, kb_gpu_stream_of(a)>>>(
+            z, in[3], in[4], in[5], in[6], d.cout, planes, hw);
+        KB_GPU_CHECK_LAUNCH("conv2d_bn_relu bn");
+        conv2d_bn_relu_relu<S, T>
+            <<<kb_gpu_grid(n, threads), threads, 0, kb_gpu_stream_of(a)>>>(z, (S *)a->out[0], n);
+        KB_GPU_CHECK_LAUNCH("conv2d_bn_relu relu");
+        return 0;
+    });
+}
+
+static int conv2d_bn_relu_folded_gpu(const kb_args *a) {
+    const conv2d_bn_relu_dims d = conv2d_bn_relu_dims_of(a->c);
+    return kb_gpu_dispatch(a->prec, [&](auto t) {
+        typedef typename decltype(t)::type S;
+        typedef typename kb_acc<S>::type T;
+        const size_t k = (size_t)d.cin * 9, nw = (size_t)d.cout * k;
+        const size_t wbytes = conv2d_bn_relu_round64(nw * sizeof(T));
+        if (a->workspace_bytes < wbytes + d.cout * sizeof(T)) {
+            fprintf(stderr, "conv2d_bn_relu: workspace of %zu bytes, the folded weights need %zu\n",
+                    a->workspace_bytes, wbytes + d.cout * sizeof(T));
+            return 1;
+        }
+        T *wf = (T *)a->workspace, *bf = (T *)((char *)a->workspace + wbytes);
+        const S *const *in = (const S *const *)a->in;
+        const unsigned threads = 256;
+        conv2d_bn_relu_fold<S, T><<<kb_gpu_grid(nw, threads), threads, 0, kb_gpu_stream_of(a)>>>(
+            in[1], in[2], in[3], in[4], in[5], in[6], wf, bf, d.cout, (int)k);
+        KB_GPU_CHECK_LAUNCH("conv2d_bn_relu fold");
+        return conv2d_bn_relu_launch_conv<S, T, S, true>(a, wf, bf, (S *)a->out[0], d);
+    });
+}
+
+KB_GPU_REGISTER_IMPL("unfused", conv2d_bn_relu_unfused_gpu);
+KB_GPU_REGISTER_IMPL("folded", conv2d_bn_relu_folded_gpu);

@@ -1,0 +1,101 @@
+/* Linear layer on the GPU (CUDA and HIP from this one source):
+ * y = act(x w + b), act 1 = ReLU, 2 = GELU (erf form), row-major.
+ *
+ * Both variants use the tiled GEMM of kb/gpu_gemm.h (float accumulation for
+ * fp32/fp16/bf16, double for fp64).
+ * "unfused": three kernels: the GEMM writes x w to y, a bias kernel rewrites
+ *   y + b, an activation kernel rewrites act(y) (y rounded to the storage
+ *   type after each).
+ * "fused": one kernel: the GEMM's epilogue adds b and applies act in
+ *   registers before the one store. */
+#include "kb/gpu.h"
+#include "kb/gpu_gemm.h"
+
+struct linear_relu {
+    template <typename T> __device__ T operator()(T v) const { return v > T(0) ? v : T(0); }
+};
+
+struct linear_gelu {
+    template <typename T> __device__ T operator()(T v) const {
+        return T(0.5) * v * (T(1) + kb_erf(v * T(0.70710678118654752440)));
+    }
+};
+
+/* The fused epilogue: act(v + b[col]). */
+template <typename S, typename Act> struct linear_ep {
+    const S *b;
+    Act act;
+    template <typename T> __device__ T operator()(T v, int, int col) const {
+        return act(v + kb_widen(b[col]));
+    }
+};
+
+/* y[r][j] += b[j] over rows x n elements, grid-stride. */
+template <typename S>
+__global__ void linear_bias(S *__restrict__ y, const S *__restrict__ b, size_t total, int n) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride)
+        y[i] = kb_store<S>::from(kb_widen(y[i]) + kb_widen(b[i % (size_t)n]));
+}
+
+/* y[i] = act(y[i]), grid-stride. */
+template <typename S, typename Act>
+__global__ void linear_act(S *__restrict__ y, size_t total, Act act) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride)
+        y[i] = kb_store<S>::from(act(kb_widen(y[i])));
+}
+
+struct linear_dims {
+    int tokens, in, out, act;
+};
+
+static linear_dims linear_dims_of(const kb_args *a) {
+    return {(int)kb_case_dim(a->c, "tokens"), (int)kb_case_dim(a->c, "in"),
+            (int)kb_case_dim(a->c, "out"), (int)kb_case_dim(a->c, "act")};
+}
+
+/* Calls f(activation functor) for the case's act, or declines it. */
+template <typename F> static int linear_with_act(int act, F f) {
+    if (act == 1) return f(linear_relu());
+    if (act == 2) return f(linear_gelu());
+    fprintf(stderr, "linear: act must be 1 (ReLU) or 2 (GELU), not %d\n", act);
+    return 1;
+}
+
+static int linear_fused(const kb_args *a) {
+    const linear_dims d = linear_dims_of(a);
+    return kb_gpu_dispatch(a->prec, [&](auto t) {
+        typedef typename decltype(t)::type S;
+        return linear_with_act(d.act, [&](auto act) {
+            linear_ep<S, decltype(act)> ep{(const S *)a->in[2], act};
+            return kb_gpu_gemm_run<S>(d.tokens, d.out, d.in, (const S *)a->in[0],
+                                      (const S *)a->in[1], (S *)a->out[0], ep, kb_gpu_stream_of(a));
+        });
+    });
+}
+
+static int linear_unfused(const kb_args *a) {
+    const linear_dims d = linear_dims_of(a);
+    const size_t total = (size_t)d.tokens * (size_t)d.out;
+    const unsigned threads = 256, blocks = kb_gpu_grid(total, threads);
+    return kb_gpu_dispatch(a->prec, [&](auto t) {
+        typedef typename decltype(t)::type S;
+        S *y = (S *)a->out[0];
+        return linear_with_act(d.act, [&](auto act) {
+            int rc =
+                kb_gpu_gemm_run<S>(d.tokens, d.out, d.in, (const S *)a->in[0], (const S *)a->in[1],
+                                   y, kb_gpu_gemm_ep_none(), kb_gpu_stream_of(a));
+            if (rc) return rc;
+            linear_bias<S>
+                <<<blocks, threads, 0, kb_gpu_stream_of(a)>>>(y, (const S *)a->in[2], total, d.out);
+            KB_GPU_CHECK_LAUNCH("linear_bias");
+            linear_act<S><<<blocks, threads, 0, kb_gpu_stream_of(a)>>>(y, total, act);
+            KB_GPU_CHECK_LAUNCH("linear_act");
+            return 0;
+        });
+    });
+}
+
+KB_GPU_REGISTER_IMPL("unfused", linear_unfused);
+KB_GPU_REGISTER_IMPL("fused", linear_fused);

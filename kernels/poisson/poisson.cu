@@ -1,0 +1,168 @@
+/* Pressure-Poisson solve by Jacobi iteration on the GPU (CUDA and HIP from
+ * this one source); the algorithm and the stopping rule are poisson.c's.
+ *
+ * One kernel launch per sweep: a block of 32 x 8 threads owns a 32 x 8
+ * column tile of the interior and marches over POISSON_TILE_Z planes, the
+ * column's z-neighbours carried in registers and the x/y-neighbours loaded
+ * from global memory (the same plane is read by the neighbouring threads,
+ * so those loads hit L1/L2). Sweep 0 and the checking sweeps also sum the
+ * squared residual: each block writes its partial (a block reduction) to
+ * the workspace, and a one-block kernel adds the partials in a fixed order
+ * (deterministic), keeps ||f||^2 from sweep 0, and writes the relative
+ * residual to the workspace and the stats output. At a check the host copies
+ * the relative residual back and synchronises the stream: one round trip
+ * (some microseconds) every POISSON_CHECK_EVERY sweeps, comparable to a
+ * sweep of a 64^3 grid. fp16/bf16: the field iterates in float in the
+ * workspace and is rounded to p once at the end; f is widened on load. */
+#include "kb/gpu.h"
+
+#include "poisson.h"
+
+#include <type_traits>
+
+/* p -> q over the interior; F is the field's type, S the storage of f. */
+template <typename F, typename S, bool RES>
+__global__ void __launch_bounds__(POISSON_TILE_X *POISSON_TILE_Y)
+    poisson_sweep(const F *__restrict__ p, F *__restrict__ q, const S *__restrict__ f, int nx,
+                  int ny, int nz, double *__restrict__ partial) {
+    const int x = 1 + (int)blockIdx.x * POISSON_TILE_X + (int)threadIdx.x % POISSON_TILE_X;
+    const int y = 1 + (int)blockIdx.y * POISSON_TILE_Y + (int)threadIdx.x / POISSON_TILE_X;
+    const int z0 = 1 + (int)blockIdx.z * POISSON_TILE_Z;
+    const int z1 = min(z0 + POISSON_TILE_Z, nz - 1);
+    const size_t sy = (size_t)nx, sz = (size_t)nx * (size_t)ny;
+    F acc = F(0);
+    if (x < nx - 1 && y < ny - 1) {
+        size_t i = (size_t)z0 * sz + (size_t)y * sy + (size_t)x;
+        F below = p[i - sz], mid = p[i];
+        for (int z = z0; z < z1; ++z, i += sz) {
+            const F above = p[i + sz];
+            const F s =
+                p[i - 1] + p[i + 1] + p[i - sy] + p[i + sy] + below + above - kb_widen(f[i]);
+            q[i] = s * F(1.0 / 6.0);
+            if (RES) {
+                const F r = s - F(6) * mid;
+                acc += r * r;
+            }
+            below = mid;
+            mid = above;
+        }
+    }
+    if (RES) {
+        __shared__ F scratch[32];
+        const F sum = kb_block_reduce(acc, scratch, kb_op_sum(), F(0));
+        if (threadIdx.x == 0)
+            partial[blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z)] = (double)sum;
+    }
+}
+
+/* Adds the partials of a residual sweep (one block); state = {||f||^2, rel}. */
+template <typename S>
+__global__ void poisson_residual(const double *__restrict__ partial, int count,
+                                 double *__restrict__ state, S *__restrict__ stats, int first,
+                                 double iters) {
+    typedef typename kb_acc<S>::type T;
+    __shared__ double scratch[32];
+    double acc = 0.0;
+    for (int i = (int)threadIdx.x; i < count; i += (int)blockDim.x) acc += partial[i];
+    const double r2 = kb_block_reduce(acc, scratch, kb_op_sum(), 0.0);
+    if (threadIdx.x == 0) {
+        if (first) state[0] = r2;
+        const double rel = state[0] > 0.0 ? sqrt(r2 / state[0]) : 0.0;
+        state[1] = rel;
+        stats[0] = kb_store<S>::from(T(rel));
+        stats[1] = kb_store<S>::from(T(iters));
+    }
+}
+
+/* fp16/bf16: the float field rounded to its storage format. */
+template <typename S> __global__ void poisson_store(const float *__restrict__ x, S *y, size_t n) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        y[i] = kb_store<S>::from(x[i]);
+}
+
+static int poisson_ok(kb_gpu(Error_t) e, const char *what) {
+    if (e == kb_gpu(Success)) return 0;
+    fprintf(stderr, "poisson: %s failed: %s\n", what, kb_gpu(GetErrorString)(e));
+    return 1;
+}
+
+/* The sweeps, from buf[0] = buf[1] = 0; *iters gets the sweeps done, the
+ * result being in buf[*iters % 2]. */
+template <typename F, typename S>
+static int poisson_iterate(const kb_args *a, const poisson_dims &d, F *const buf[2],
+                           int64_t *iters) {
+    const kb_gpu_stream st = kb_gpu_stream_of(a);
+    const size_t tiles = poisson_tiles(&d);
+    double *partial = (double *)((char *)a->workspace + poisson_field_bytes(d.n));
+    double *state = partial + tiles;
+    const dim3 grid((unsigned)poisson_ceil_div(d.nx - 2, POISSON_TILE_X),
+                    (unsigned)poisson_ceil_div(d.ny - 2, POISSON_TILE_Y),
+                    (unsigned)poisson_ceil_div(d.nz - 2, POISSON_TILE_Z));
+    const unsigned threads = POISSON_TILE_X * POISSON_TILE_Y;
+    const int nx = (int)d.nx, ny = (int)d.ny, nz = (int)d.nz;
+    const S *f = (const S *)a->in[0];
+    if (poisson_ok(kb_gpu(MemsetAsync)(buf[0], 0, d.n * sizeof(F), st), "memset") ||
+        poisson_ok(kb_gpu(MemsetAsync)(buf[1], 0, d.n * sizeof(F), st), "memset"))
+        return 1;
+    for (*iters = 0; *iters < d.max_iters;) {
+        const int check = poisson_is_check(*iters + 1, d.max_iters), res = *iters == 0 || check;
+        const F *src = buf[*iters % 2];
+        F *dst = buf[(*iters + 1) % 2];
+        if (res)
+            poisson_sweep<F, S, true><<<grid, threads, 0, st>>>(src, dst, f, nx, ny, nz, partial);
+        else
+            poisson_sweep<F, S, false><<<grid, threads, 0, st>>>(src, dst, f, nx, ny, nz, partial);
+        KB_GPU_CHECK_LAUNCH("poisson_sweep");
+        ++*iters;
+        if (!res) continue;
+        poisson_residual<S><<<1, 256, 0, st>>>(partial, (int)tiles, state, (S *)a->out[1],
+                                               *iters == 1, (double)*iters);
+        KB_GPU_CHECK_LAUNCH("poisson_residual");
+        if (!check) continue;
+        double rel = 0.0;
+        if (poisson_ok(
+                kb_gpu(MemcpyAsync)(&rel, state + 1, sizeof rel, kb_gpu(MemcpyDeviceToHost), st),
+                "residual copy") ||
+            poisson_ok(kb_gpu(StreamSynchronize)(st), "stream synchronize"))
+            return 1;
+        if (rel < d.tol) break;
+    }
+    return 0;
+}
+
+static int poisson_gpu(const kb_args *a) {
+    const poisson_dims d = poisson_dims_of(a->c);
+    if (poisson_tiles(&d) == 0) return kb_unsupported("poisson needs nx, ny, nz >= 3");
+    if (poisson_ceil_div(d.ny - 2, POISSON_TILE_Y) > 65535 ||
+        poisson_ceil_div(d.nz - 2, POISSON_TILE_Z) > 65535 || d.n > (size_t)INT32_MAX)
+        return kb_unsupported("poisson grid %zux%zux%zu too large for the GPU tiling", d.nx, d.ny,
+                              d.nz);
+    return kb_gpu_dispatch(a->prec, [&](auto t) {
+        typedef typename decltype(t)::type S;
+        typedef typename kb_acc<S>::type F;
+        int64_t iters = 0;
+        if constexpr (std::is_same<S, F>::value) {
+            /* fp64/fp32: ping-pong between p and the workspace, max_iters
+             * sweeps ending in p. */
+            F *out = (F *)a->out[0], *ws = (F *)a->workspace;
+            F *const buf[2] = {d.max_iters % 2 ? ws : out, d.max_iters % 2 ? out : ws};
+            if (poisson_iterate<F, S>(a, d, buf, &iters)) return 1;
+            if (buf[iters % 2] != out)
+                return poisson_ok(kb_gpu(MemcpyAsync)(out, buf[iters % 2], d.n * sizeof(F),
+                                                      kb_gpu(MemcpyDeviceToDevice),
+                                                      kb_gpu_stream_of(a)),
+                                  "field copy");
+        } else {
+            float *ws = (float *)a->workspace;
+            float *const buf[2] = {ws, ws + d.n};
+            if (poisson_iterate<F, S>(a, d, buf, &iters)) return 1;
+            poisson_store<S><<<kb_gpu_grid(d.n, 256), 256, 0, kb_gpu_stream_of(a)>>>(
+                buf[iters % 2], (S *)a->out[0], d.n);
+            KB_GPU_CHECK_LAUNCH("poisson_store");
+        }
+        return 0;
+    });
+}
+
+KB_GPU_REGISTER_IMPL("default", poisson_gpu);

@@ -1,0 +1,24 @@
+/* Reference cross-entropy loss: the mean over the batch of
+ * logsumexp(logits_row) - logits_row[label], with the row max subtracted
+ * before exp. The label of row r is floor(labels[r]) clamped to
+ * [0, classes - 1] (labels are a float tensor, see kernels/cross_entropy). */
+#include "reference/reference.h"
+
+#include <math.h>
+
+void kb_reference_cross_entropy(const kb_case *c, const double *const *in, double *const *out) {
+    const size_t batch = (size_t)kb_case_dim(c, "batch");
+    const size_t classes = (size_t)kb_case_dim(c, "classes");
+    double total = 0.0;
+    for (size_t r = 0; r < batch; r++) {
+        const double *x = in[0] + r * classes;
+        double m = x[0];
+        for (size_t i = 1; i < classes; i++) m = x[i] > m ? x[i] : m;
+        double sum = 0.0;
+        for (size_t i = 0; i < classes; i++) sum += exp(x[i] - m);
+        double v = floor(in[1][r]);
+        size_t label = v < 0.0 ? 0 : (v > (double)(classes - 1) ? classes - 1 : (size_t)v);
+        total += m + log(sum) - x[label];
+    }
+    out[0][0] = total / (double)batch;
+}
