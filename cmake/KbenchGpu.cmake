@@ -54,10 +54,9 @@ set(KBENCH_HIP_ARCHITECTURES "gfx90a;gfx940" CACHE STRING
 set(KBENCH_GPU_INCLUDE "${PROJECT_SOURCE_DIR}/benchtests/include")
 
 # kbench-<name>-cuda: the kernel's host objects (C sources and reference)
-# with <name>.cu compiled by nvcc (with `defines`) and the CUDA backend.
-function(kbench_add_cuda_driver name exe host gpu_source defines)
+# with <name>.cu compiled by nvcc and the CUDA backend.
+function(kbench_add_cuda_driver name exe host gpu_source)
   add_executable(${exe} "${gpu_source}")
-  target_compile_definitions(${exe} PRIVATE ${defines})
   set_source_files_properties("${gpu_source}" PROPERTIES LANGUAGE CUDA)
   target_compile_options(${exe} PRIVATE
     -std=c++17 -Xcompiler=-Wall,-Wextra
@@ -66,8 +65,7 @@ function(kbench_add_cuda_driver name exe host gpu_source defines)
 endfunction()
 
 # kbench-<name>-hip: the same with <name>.cu compiled by hipcc as HIP.
-function(kbench_add_hip_driver name exe host gpu_source defines)
-  list(TRANSFORM defines PREPEND "-D")
+function(kbench_add_hip_driver name exe host gpu_source)
   set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/${name}.o")
   file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/hip")
   set(arch_flags "")
@@ -80,7 +78,7 @@ function(kbench_add_hip_driver name exe host gpu_source defines)
   endif()
   add_custom_command(OUTPUT "${obj}"
     COMMAND "${KBENCH_HIPCC}" -x hip -std=c++17 -O3 -fPIC ${arch_flags} -Wall -Wextra ${werror}
-      ${defines} -I "${KBENCH_GPU_INCLUDE}" -MD -MF "${obj}.d" -c "${gpu_source}" -o "${obj}"
+      -I "${KBENCH_GPU_INCLUDE}" -MD -MF "${obj}.d" -c "${gpu_source}" -o "${obj}"
     DEPENDS "${gpu_source}"
     DEPFILE "${obj}.d"
     COMMENT "Building HIP object ${name}.o"

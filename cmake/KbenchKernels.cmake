@@ -195,10 +195,10 @@ function(kbench_add_kernel dir)
           "kernel has no GPU source (expected ${gpu_source})")
       endif()
       set(driver ${exe}-${backend})
+      cmake_language(CALL kbench_add_${backend}_driver ${name} ${driver} ${host} "${gpu_source}")
       _kb_backend_libraries(targets defines "${libraries}" ${backend})
-      cmake_language(CALL kbench_add_${backend}_driver ${name} ${driver} ${host} "${gpu_source}"
-        "${defines}")
       target_link_libraries(${driver} PRIVATE ${targets})
+      target_compile_definitions(${driver} PRIVATE ${defines})
       set_target_properties(${driver} PROPERTIES
         RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
       set(gpu_labels gpu)

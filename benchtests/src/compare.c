@@ -23,6 +23,7 @@ void kb_compare_variants(const kb_manifest *m, kb_case_result *res, int n) {
         if (!o) continue;
         r->cmp.with = o->impl_variant;
         r->cmp.speedup = o->stats.median / r->stats.median;
+        r->cmp.with_bytes = o->bytes;
         r->cmp.bytes_saved = o->bytes > 0.0 ? 1.0 - r->bytes / o->bytes : 0.0;
     }
 }

@@ -70,7 +70,7 @@ static void print_comparison(FILE *f, const kb_case_result *r) {
     if (!r->cmp.with) return;
     fprintf(f, "  %s %s vs %s: speedup x%.2f, memory traffic %.1f%% lower (%.3g MB vs %.3g MB)\n",
             r->c->name, r->impl_variant, r->cmp.with, r->cmp.speedup, 100.0 * r->cmp.bytes_saved,
-            r->bytes * 1e-6, r->bytes / (1.0 - r->cmp.bytes_saved) * 1e-6);
+            r->bytes * 1e-6, r->cmp.with_bytes * 1e-6);
 }
 
 static void print_calibration(FILE *f, const kb_calibration *cal) {

@@ -29,6 +29,7 @@ typedef struct kb_run_ctx {
 typedef struct kb_comparison {
     const char *with;   /* the other variant; NULL: no comparison */
     double speedup;     /* other median / this median */
+    double with_bytes;  /* the other variant's bytes */
     double bytes_saved; /* 1 - this bytes / other bytes (memory-traffic reduction) */
 } kb_comparison;
 

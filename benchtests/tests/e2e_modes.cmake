@@ -20,15 +20,6 @@ set(common --manifest "${MANIFEST}" --profile e2e --baseline-dir "${WORK}/baseli
 
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
 
-function(expect_json label file expected)
-  file(READ "${file}" json)
-  string(JSON value ERROR_VARIABLE err GET "${json}" ${ARGN})
-  if(err OR NOT value STREQUAL expected)
-    string(REPLACE ";" "." path "${ARGN}")
-    message(FATAL_ERROR "${label}: ${file}: '${path}' is '${value}' (${err}), expected '${expected}'")
-  endif()
-endfunction()
-
 run_driver("every case declined" 77 --precision fp16)
 expect_text("every case declined" "SKIP: the test kernel declines fp16")
 

@@ -1,6 +1,7 @@
-# Steps shared by the end-to-end scripts (include()d by e2e_gate.cmake and
-# e2e_modes.cmake): run the driver with the script's ${common} arguments and
-# check its exit status, then look for text in what it printed.
+# Steps shared by the end-to-end scripts (include()d by e2e_gate.cmake,
+# e2e_modes.cmake and e2e_variants.cmake): run the driver with the script's
+# ${common} arguments and check its exit status, then look for text in what
+# it printed or for values in the JSON it wrote.
 
 # Runs ${DRIVER} ${common} <extra args>, shows its output and fails unless
 # it exits with expect_rc; leaves stdout + stderr in step_output.
@@ -21,5 +22,33 @@ function(expect_text label text)
   string(FIND "${step_output}" "${text}" at)
   if(at EQUAL -1)
     message(FATAL_ERROR "${label}: the output does not contain '${text}'")
+  endif()
+endfunction()
+
+# The value at a path (e.g. cases 1 variant) of a JSON file; fails when
+# the path is not there.
+function(json_get out label file)
+  file(READ "${file}" json)
+  string(JSON value ERROR_VARIABLE err GET "${json}" ${ARGN})
+  if(err)
+    string(REPLACE ";" "." path "${ARGN}")
+    message(FATAL_ERROR "${label}: ${file}: no '${path}': ${err}")
+  endif()
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
+function(expect_json label file expected)
+  json_get(value "${label}" "${file}" ${ARGN})
+  if(NOT value STREQUAL expected)
+    string(REPLACE ";" "." path "${ARGN}")
+    message(FATAL_ERROR "${label}: ${file}: '${path}' is '${value}', expected '${expected}'")
+  endif()
+endfunction()
+
+function(expect_positive label file)
+  json_get(value "${label}" "${file}" ${ARGN})
+  if(NOT value MATCHES "^[0-9.eE+-]+$" OR value LESS_EQUAL 0)
+    string(REPLACE ";" "." path "${ARGN}")
+    message(FATAL_ERROR "${label}: ${file}: '${path}' is '${value}', expected a positive number")
   endif()
 endfunction()

@@ -10,6 +10,8 @@
  * so the write of y also reads its lines into the cache first
  * (write-allocate), as in STREAM; the manifest's bytes count, like STREAM,
  * 2 n (copy) and 3 n (triad) elements. */
+#include "bandwidth.h"
+
 #include "kb/kernel.h"
 #include "reference/reference.h"
 
@@ -29,7 +31,8 @@
 static void bandwidth_layout(const kb_case *c, kb_layout *l) {
     const size_t n = (size_t)kb_case_dim(c, "n");
     kb_layout_input(l, "a", n, KB_DIST_UNIFORM, -1.0, 1.0);
-    if (kb_case_dim(c, "op") == 2) kb_layout_input(l, "b", n, KB_DIST_UNIFORM, -1.0, 1.0);
+    if (kb_case_dim(c, "op") == BANDWIDTH_TRIAD)
+        kb_layout_input(l, "b", n, KB_DIST_UNIFORM, -1.0, 1.0);
     kb_layout_output(l, "y", n);
 }
 
@@ -46,8 +49,8 @@ static void bandwidth_layout(const kb_case *c, kb_layout *l) {
         for (size_t i = 0; i < n; i++) y[i] = FMA((T)3, b[i], a[i]);                               \
     }                                                                                              \
                                                                                                    \
-    static void bandwidth_run_##SUFFIX(const kb_args *a, int64_t op, size_t n) {                   \
-        if (op == 1)                                                                               \
+    static void bandwidth_run_##SUFFIX(const kb_args *a, int op, size_t n) {                       \
+        if (op == BANDWIDTH_COPY)                                                                  \
             bandwidth_copy_##SUFFIX(a->in[0], a->out[0], n);                                       \
         else                                                                                       \
             bandwidth_triad_##SUFFIX(a->in[0], a->in[1], a->out[0], n);                            \
@@ -58,12 +61,8 @@ BANDWIDTH_CPU(float, f32, fmaf)
 
 static int bandwidth_cpu(const kb_args *a) {
     const size_t n = (size_t)kb_case_dim(a->c, "n");
-    const int64_t op = kb_case_dim(a->c, "op");
-    if (op != 1 && op != 2) {
-        fprintf(stderr, "bandwidth: case dim op must be 1 (copy) or 2 (triad), not %lld\n",
-                (long long)op);
-        return 1;
-    }
+    const int op = bandwidth_op(a->c);
+    if (!op) return 1;
     switch (a->prec) {
     case KB_FP64: bandwidth_run_f64(a, op, n); return 0;
     case KB_FP32: bandwidth_run_f32(a, op, n); return 0;

@@ -5,6 +5,8 @@
  * then the tail element by element. fp64 and fp32 only. */
 #include "kb/gpu.h"
 
+#include "bandwidth.h" /* after the runtime, as kb/gpu.h says */
+
 __device__ __forceinline__ float bandwidth_fma(float x, float y, float z) {
     return fmaf(x, y, z);
 }
@@ -46,15 +48,11 @@ template <typename S> static int bandwidth_launch(const kb_args *a, size_t n, bo
 
 static int bandwidth_gpu(const kb_args *a) {
     const size_t n = (size_t)kb_case_dim(a->c, "n");
-    const int64_t op = kb_case_dim(a->c, "op");
-    if (op != 1 && op != 2) {
-        fprintf(stderr, "bandwidth: case dim op must be 1 (copy) or 2 (triad), not %lld\n",
-                (long long)op);
-        return 1;
-    }
+    const int op = bandwidth_op(a->c);
+    if (!op) return 1;
     switch (a->prec) {
-    case KB_FP64: return bandwidth_launch<double>(a, n, op == 2);
-    case KB_FP32: return bandwidth_launch<float>(a, n, op == 2);
+    case KB_FP64: return bandwidth_launch<double>(a, n, op == BANDWIDTH_TRIAD);
+    case KB_FP32: return bandwidth_launch<float>(a, n, op == BANDWIDTH_TRIAD);
     default: break;
     }
     return kb_unsupported("bandwidth runs fp64 and fp32 only, not precision %d", (int)a->prec);

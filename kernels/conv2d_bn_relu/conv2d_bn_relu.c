@@ -57,10 +57,6 @@ static conv2d_bn_relu_dims conv2d_bn_relu_dims_of(const kb_case *c) {
  * vectors (bias, gamma, beta, mean, var widened, the BN scale, the folded
  * bias); z (unfused: all images; folded fp16/bf16: one image before
  * rounding). */
-static size_t conv2d_bn_relu_round64(size_t bytes) {
-    return (bytes + 63) / 64 * 64;
-}
-
 /* Byte offsets of the workspace parts xp, w, wp, vec, z; returns the size
  * without z. */
 static size_t conv2d_bn_relu_ws_offsets(const conv2d_bn_relu_dims *d, size_t elem, size_t off[5]) {
@@ -68,7 +64,7 @@ static size_t conv2d_bn_relu_ws_offsets(const conv2d_bn_relu_dims *d, size_t ele
     const size_t part[4] = {d->cin * d->plane, d->cout * d->cin * 9,
                             groups * CONV2D_BN_RELU_CB * d->cin * 9, 8 * d->cout};
     off[0] = 0;
-    for (int i = 0; i < 4; i++) off[i + 1] = off[i] + conv2d_bn_relu_round64(part[i] * elem);
+    for (int i = 0; i < 4; i++) off[i + 1] = off[i] + kb_workspace_align(part[i] * elem);
     return off[4];
 }
 
@@ -100,7 +96,7 @@ static void conv2d_bn_relu_layout(const kb_case *c, kb_layout *l) {
     kb_layout_output(l, "y", d.n * d.cout * hw);
     size_t off[5];
     kb_layout_workspace(l, conv2d_bn_relu_ws_offsets(&d, sizeof(double), off) +
-                               conv2d_bn_relu_round64(d.n * d.cout * hw * sizeof(double)));
+                               kb_workspace_align(d.n * d.cout * hw * sizeof(double)));
 }
 
 /* The per-type pieces: T is double (fp64) or float (fp32, and fp16/bf16

@@ -165,10 +165,6 @@ static conv2d_bn_relu_dims conv2d_bn_relu_dims_of(const kb_case *c) {
                                (int)kb_case_dim(c, "w")};
 }
 
-static size_t conv2d_bn_relu_round64(size_t bytes) {
-    return (bytes + 63) / 64 * 64;
-}
-
 /* Launches the conv for S with weights and bias of type WT, output O. */
 template <typename S, typename WT, typename O, bool RELU>
 static int conv2d_bn_relu_launch_conv(const kb_args *a, const WT *w, const WT *b, O *out,
@@ -222,7 +218,7 @@ static int conv2d_bn_relu_folded_gpu(const kb_args *a) {
         typedef typename decltype(t)::type S;
         typedef typename kb_acc<S>::type T;
         const size_t k = (size_t)d.cin * 9, nw = (size_t)d.cout * k;
-        const size_t wbytes = conv2d_bn_relu_round64(nw * sizeof(T));
+        const size_t wbytes = kb_workspace_align(nw * sizeof(T));
         if (a->workspace_bytes < wbytes + d.cout * sizeof(T)) {
             fprintf(stderr, "conv2d_bn_relu: workspace of %zu bytes, the folded weights need %zu\n",
                     a->workspace_bytes, wbytes + d.cout * sizeof(T));

@@ -89,16 +89,6 @@ static const float *cross_entropy_row_f32(const kb_args *a, float *scratch, size
     static void cross_entropy_softmax_##SUFFIX(const T *restrict x, T *restrict p, size_t n) {     \
         const T inv = (T)1 / cross_entropy_sumexp_##SUFFIX(x, p, n, kb_cpu_max_##SUFFIX(x, n));    \
         for (size_t i = 0; i < n; i++) p[i] *= inv;                                                \
-    }                                                                                              \
-                                                                                                   \
-    static T cross_entropy_mean_##SUFFIX(const T *restrict v, size_t n) {                          \
-        const size_t nv = n - n % KB_CPU_LANES;                                                    \
-        T acc[KB_CPU_LANES] = {0};                                                                 \
-        for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
-            for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] += v[i + j];                          \
-        T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
-        for (size_t i = nv; i < n; i++) sum += v[i];                                               \
-        return sum / (T)n;                                                                         \
     }
 
 CROSS_ENTROPY_ROW(double, f64, exp, log)
@@ -118,7 +108,7 @@ typedef struct cross_entropy_ws {
         for (size_t r = 0; r < batch; r++)                                                         \
             row_loss[r] = cross_entropy_row_loss_##SUFFIX(                                         \
                 cross_entropy_row_##SUFFIX(a, w->scratch, r, n), n, cross_entropy_label(a, r, n)); \
-        return cross_entropy_mean_##SUFFIX(row_loss, batch);                                       \
+        return kb_cpu_sum_##SUFFIX(row_loss, batch) / (T)batch;                                    \
     }                                                                                              \
                                                                                                    \
     static T cross_entropy_unfused_##SUFFIX(const kb_args *a, const cross_entropy_ws *w,           \
@@ -129,7 +119,7 @@ typedef struct cross_entropy_ws {
                                            probs + r * n, n);                                      \
         for (size_t r = 0; r < batch; r++) /* pass 2: NLL */                                       \
             row_loss[r] = -LOG(probs[r * n + cross_entropy_label(a, r, n)]);                       \
-        return cross_entropy_mean_##SUFFIX(row_loss, batch);                                       \
+        return kb_cpu_sum_##SUFFIX(row_loss, batch) / (T)batch;                                    \
     }
 
 CROSS_ENTROPY_VARIANTS(double, f64, log)

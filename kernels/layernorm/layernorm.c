@@ -24,16 +24,6 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
  * (x - mean)^2, which does not cancel as sum(x^2) - n mean^2 does), but the row
  * stays in L1/L2, so memory sees one read of x and one write of y. */
 #define LAYERNORM_ROW(T, SUFFIX, SQRT)                                                             \
-    static T layernorm_sum_##SUFFIX(const T *restrict x, size_t n) {                               \
-        const size_t nv = n - n % KB_CPU_LANES;                                                    \
-        T acc[KB_CPU_LANES] = {0};                                                                 \
-        for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
-            for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] += x[i + j];                          \
-        T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
-        for (size_t i = nv; i < n; i++) sum += x[i];                                               \
-        return sum;                                                                                \
-    }                                                                                              \
-                                                                                                   \
     static T layernorm_sqdev_##SUFFIX(const T *restrict x, size_t n, T mean) {                     \
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
         T acc[KB_CPU_LANES] = {0};                                                                 \
@@ -47,7 +37,7 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
                                                                                                    \
     static void layernorm_row_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
                                        const T *restrict beta, T *restrict y, size_t n) {          \
-        const T mean = layernorm_sum_##SUFFIX(x, n) / (T)n;                                        \
+        const T mean = kb_cpu_sum_##SUFFIX(x, n) / (T)n;                                           \
         const T var = layernorm_sqdev_##SUFFIX(x, n, mean) / (T)n;                                 \
         const T rstd = (T)1 / SQRT(var + (T)LAYERNORM_EPS);                                        \
         for (size_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];           \

@@ -80,8 +80,8 @@ static int linear_fused(const kb_args *a) {
             for (size_t i = 0; i < n; i++) y[i] = GELU(y[i]);                                      \
     }
 
-LINEAR_PASSES(double, f64, kb_cpu_gemm_gelu_f64)
-LINEAR_PASSES(float, f32, kb_cpu_gemm_gelu_f32)
+LINEAR_PASSES(double, f64, kb_gelu_f64)
+LINEAR_PASSES(float, f32, kb_gelu_f32)
 
 /* fp16/bf16: each pass streams y through float blocks of KB_CPU_BLOCK (the
  * bias pass row by row, the activation pass over the flat array); b is

@@ -16,9 +16,7 @@ struct linear_relu {
 };
 
 struct linear_gelu {
-    template <typename T> __device__ T operator()(T v) const {
-        return T(0.5) * v * (T(1) + kb_erf(v * T(0.70710678118654752440)));
-    }
+    template <typename T> __device__ T operator()(T v) const { return kb_gelu(v); }
 };
 
 /* The fused epilogue: act(v + b[col]). */

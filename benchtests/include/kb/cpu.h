@@ -105,6 +105,20 @@ static inline double kb_cpu_max_f64(const double *restrict x, size_t n) {
     return m;
 }
 
+/* The sum of x[0 .. n) in KB_CPU_LANES partial sums, then the tail. */
+#define KB__CPU_SUM(T, SUFFIX)                                                                     \
+    static inline T kb_cpu_sum_##SUFFIX(const T *restrict x, size_t n) {                           \
+        const size_t nv = n - n % KB_CPU_LANES;                                                    \
+        T acc[KB_CPU_LANES] = {0};                                                                 \
+        for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
+            for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] += x[i + j];                          \
+        T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
+        for (size_t i = nv; i < n; i++) sum += x[i];                                               \
+        return sum;                                                                                \
+    }
+KB__CPU_SUM(float, f32)
+KB__CPU_SUM(double, f64)
+
 /* y = f(x) for n fp16/bf16 elements, through float scratch blocks of
  * KB_CPU_BLOCK elements. f is an elementwise float block function; called with
  * a constant f this inlines to a direct call per block. */

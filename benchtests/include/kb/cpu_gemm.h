@@ -72,20 +72,16 @@ typedef struct kb_cpu_gemm {
 #define KB_CPU_GEMM_NOINLINE
 #endif
 
-static inline size_t kb_cpu_gemm_align(size_t bytes) {
-    return (bytes + 63) / 64 * 64;
-}
-
 /* Scratch bytes for a call with these sizes and storage precision. */
 static inline size_t kb_cpu_gemm_workspace(size_t m, size_t n, size_t k, kb_prec prec) {
     (void)m;
     const size_t t = prec == KB_FP64 ? sizeof(double) : sizeof(float);
     const size_t row = KB_CPU_GEMM_KC > KB_CPU_GEMM_NC ? KB_CPU_GEMM_KC : KB_CPU_GEMM_NC;
-    return kb_cpu_gemm_align(k * KB_CPU_GEMM_NC * t) +              /* B panel */
-           kb_cpu_gemm_align(KB_CPU_GEMM_MC * KB_CPU_GEMM_KC * t) + /* A block */
-           kb_cpu_gemm_align(KB_CPU_GEMM_MC * KB_CPU_GEMM_NC * t) + /* accumulator */
-           2 * kb_cpu_gemm_align(row * t) +                         /* row loads: packing, C0 */
-           kb_cpu_gemm_align(n * t);                                /* bias */
+    return kb_workspace_align(k * KB_CPU_GEMM_NC * t) +              /* B panel */
+           kb_workspace_align(KB_CPU_GEMM_MC * KB_CPU_GEMM_KC * t) + /* A block */
+           kb_workspace_align(KB_CPU_GEMM_MC * KB_CPU_GEMM_NC * t) + /* accumulator */
+           2 * kb_workspace_align(row * t) +                         /* row loads: packing, C0 */
+           kb_workspace_align(n * t);                                /* bias */
 }
 
 /* Row loads and stores between storage and the arithmetic type. */
@@ -115,22 +111,6 @@ static inline void kb_cpu_gemm_store_f64(void *restrict dst, kb_prec p, size_t o
                                          const double *restrict src, size_t n) {
     (void)p;
     memcpy((double *)dst + off, src, n * sizeof(double));
-}
-
-static inline double kb_cpu_gemm_fma_f64(double a, double b, double c) {
-#ifdef __FMA__
-    return fma(a, b, c);
-#else
-    return a * b + c;
-#endif
-}
-
-static inline double kb_cpu_gemm_gelu_f64(double x) {
-    return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
-}
-
-static inline float kb_cpu_gemm_gelu_f32(float x) {
-    return 0.5f * x * (1.0f + kb_erff(x * 0.70710678f));
 }
 
 /* The core for arithmetic type T (float: fp32/fp16/bf16 storage; double:
@@ -227,15 +207,15 @@ static inline float kb_cpu_gemm_gelu_f32(float x) {
         const size_t rowlen = KB_CPU_GEMM_KC > KB_CPU_GEMM_NC ? KB_CPU_GEMM_KC : KB_CPU_GEMM_NC;   \
         char *w = workspace;                                                                       \
         T *bp = (T *)w;                                                                            \
-        w += kb_cpu_gemm_align(g->k * KB_CPU_GEMM_NC * sizeof(T));                                 \
+        w += kb_workspace_align(g->k * KB_CPU_GEMM_NC * sizeof(T));                                \
         T *ap = (T *)w;                                                                            \
-        w += kb_cpu_gemm_align(KB_CPU_GEMM_MC * KB_CPU_GEMM_KC * sizeof(T));                       \
+        w += kb_workspace_align(KB_CPU_GEMM_MC * KB_CPU_GEMM_KC * sizeof(T));                      \
         T *acc = (T *)w;                                                                           \
-        w += kb_cpu_gemm_align(KB_CPU_GEMM_MC * KB_CPU_GEMM_NC * sizeof(T));                       \
+        w += kb_workspace_align(KB_CPU_GEMM_MC * KB_CPU_GEMM_NC * sizeof(T));                      \
         T *row = (T *)w;                                                                           \
-        w += kb_cpu_gemm_align(rowlen * sizeof(T));                                                \
+        w += kb_workspace_align(rowlen * sizeof(T));                                               \
         T *c0row = (T *)w;                                                                         \
-        w += kb_cpu_gemm_align(rowlen * sizeof(T));                                                \
+        w += kb_workspace_align(rowlen * sizeof(T));                                               \
         T *bias = (T *)w;                                                                          \
         if (g->ep != KB_CPU_GEMM_EP_NONE)                                                          \
             kb_cpu_gemm_load_##SUFFIX(bias, g->bias, g->prec, 0, g->n);                            \
@@ -249,8 +229,8 @@ static inline float kb_cpu_gemm_gelu_f32(float x) {
         }                                                                                          \
     }
 
-KB_CPU_GEMM_DEFINE(float, f32, KB_CPU_GEMM_NR_F32, kb_fmaf, kb_cpu_gemm_gelu_f32)
-KB_CPU_GEMM_DEFINE(double, f64, KB_CPU_GEMM_NR_F64, kb_cpu_gemm_fma_f64, kb_cpu_gemm_gelu_f64)
+KB_CPU_GEMM_DEFINE(float, f32, KB_CPU_GEMM_NR_F32, kb_fmaf, kb_gelu_f32)
+KB_CPU_GEMM_DEFINE(double, f64, KB_CPU_GEMM_NR_F64, kb_fma, kb_gelu_f64)
 
 /* Runs g with the arithmetic of its storage precision (double for fp64,
  * float otherwise). Returns 0, or 1 for an unknown precision. */

@@ -166,6 +166,10 @@ __device__ __forceinline__ float kb_erf(float x) {
 __device__ __forceinline__ double kb_erf(double x) {
     return erf(x);
 }
+/* GELU, erf form: 0.5 x (1 + erf(x / sqrt(2))). */
+template <typename T> __device__ __forceinline__ T kb_gelu(T x) {
+    return T(0.5) * x * (T(1) + kb_erf(x * T(0.70710678118654752440)));
+}
 __device__ __forceinline__ float kb_sqrt(float x) {
     return sqrtf(x);
 }

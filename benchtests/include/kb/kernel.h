@@ -57,6 +57,12 @@ void kb_layout_output(kb_layout *l, const char *name, size_t count);
  * where it keeps its other buffers; its contents are undefined on entry. */
 void kb_layout_workspace(kb_layout *l, size_t bytes);
 
+/* Bytes rounded up to a cache line: pieces carved from the workspace at such
+ * offsets each start on a 64-byte boundary, as the workspace itself does. */
+static inline size_t kb_workspace_align(size_t bytes) {
+    return (bytes + 63) / 64 * 64;
+}
+
 /* Arguments of one implementation call: buffers in declaration order, in the
  * run's precision, resident where the backend keeps its memory. */
 typedef struct kb_args {

@@ -21,6 +21,15 @@ static inline float kb_fmaf(float a, float b, float c) {
 #endif
 }
 
+/* The same for double. */
+static inline double kb_fma(double a, double b, double c) {
+#ifdef __FMA__
+    return fma(a, b, c);
+#else
+    return a * b + c;
+#endif
+}
+
 /* e^x, max relative error 0.94 ulp with FMA, 1.2 ulp without (measured over
  * every float in range). Inputs are clamped to [-87.3, 88.7], so results stay
  * normal and finite: below -87.3 it returns about 1.2e-38 rather than a
@@ -67,6 +76,16 @@ static inline float kb_erff(float x) {
     p *= t;
     float y = kb_fmaf(-p, kb_expf(-a * a), 1.0f);
     return copysignf(y, x);
+}
+
+/* GELU, erf form: 0.5 x (1 + erf(x / sqrt(2))); the float one through
+ * kb_erff so that loops over it vectorise, the double one through libm. */
+static inline float kb_gelu_f32(float x) {
+    return 0.5f * x * (1.0f + kb_erff(x * 0.70710678118654752440f));
+}
+
+static inline double kb_gelu_f64(double x) {
+    return 0.5 * x * (1.0 + erf(x * 0.70710678118654752440));
 }
 
 #endif
