@@ -72,14 +72,16 @@ endfunction()
 # resource spec. KBENCH_GPU_PARALLEL lets GPU kernel tests run side by side,
 # each owning the GPU the resource spec gives it; the driver then refuses to
 # run without one. Every one requires the backend's calibration fixture, so
-# a run measures the attainable bandwidth first (docs/calibration.md).
+# a run measures the attainable bandwidth first (docs/calibration.md). The
+# result JSON goes to CDash with the test (ATTACHED_FILES, docs/cdash.md).
 function(_kb_add_timed_test test backend gpu_labels timeout labels)
   add_test(NAME ${test} COMMAND ${ARGN})
   set_tests_properties(${test} PROPERTIES
     LABELS "${labels}"
     SKIP_RETURN_CODE 77
     TIMEOUT ${timeout}
-    FIXTURES_REQUIRED kbench_calibration_${backend})
+    FIXTURES_REQUIRED kbench_calibration_${backend}
+    ATTACHED_FILES "${KBENCH_RESULTS_DIR}/${test}.json")
   if(gpu_labels)
     set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "gpus:1")
   endif()
@@ -105,7 +107,8 @@ function(_kb_add_calibration_test backend gpu_labels timeout kernel)
     SKIP_RETURN_CODE 77
     TIMEOUT ${timeout}
     RUN_SERIAL TRUE
-    FIXTURES_SETUP kbench_calibration_${backend})
+    FIXTURES_SETUP kbench_calibration_${backend}
+    ATTACHED_FILES "${KBENCH_RESULTS_DIR}/${test}.json;${KBENCH_RESULTS_DIR}/calibration/${backend}.json")
 endfunction()
 
 # Registers the tests of one kernel folder.

@@ -15,6 +15,9 @@ option(KBENCH_GPU_PARALLEL
   "GPU tests run side by side, one per GPU of the CTest resource spec, instead of one at a time (ctest then needs --resource-spec-file; docs/resource-spec.md)"
   OFF)
 
+set(KBENCH_CDASH_SUBMIT_URL "" CACHE STRING
+  "CDash submit URL (https://host/submit.php?project=kbench); empty: the environment variable KBENCH_CDASH_SUBMIT_URL, if set")
+
 set(KBENCH_RESULTS_DIR "${PROJECT_BINARY_DIR}/kbench-results")
 set(KBENCH_KNOWN_BACKENDS cpu cuda hip)
 set(KBENCH_KNOWN_PRECISIONS fp64 fp32 fp16 bf16)

@@ -1,120 +1,111 @@
 /* kbench-report: the run report. Reads every <test>.json a ctest run left in
- * the results directory and prints one table of all cases, failures first. */
+ * the results directory, prints one table of all cases (failures first) and
+ * writes summary.json, summary.md, regressions.md and summary.svg into the
+ * report directory. The parts are in report/ (summary.h). */
 #define _GNU_SOURCE
-#include "jsonutil.h"
+#include "atomicfile.h"
+#include "report/summary.h"
 
-#include <dirent.h>
-#include <stdio.h>
+#include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct row {
-    char test[128], kase[64], variant[32], verdict[32];
-    double median_ms, gbps, gflops, ratio, rmse;
-    double pct_peak, speedup; /* < 0: not reported */
-    int passed;
-} row;
-
-static double num(const cJSON *o, const char *key) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : -1.0;
+static int usage(FILE *f) {
+    fprintf(f, "usage: kbench-report RESULTS_DIR [--out DIR]\n"
+               "  RESULTS_DIR  the results of a ctest run (build/kbench-results)\n"
+               "  --out DIR    where to write summary.json, summary.md, regressions.md and\n"
+               "               summary.svg (default: RESULTS_DIR/../kbench-report)\n"
+               "Prints every case, failed ones first. Exit 0 when every result was read\n"
+               "(whether or not tests failed), 2 when one could not be or none was there.\n");
+    return f == stderr ? 2 : 0;
 }
 
-static const char *str(const cJSON *o, const char *key) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) ? v->valuestring : "";
+typedef struct args {
+    const char *results, *out;
+    int help;
+} args;
+
+static int bad_args(const char *what, const char *arg) {
+    fprintf(stderr, "kbench-report: %s%s%s\n", what, arg ? arg : "", arg ? "'" : "");
+    return -1;
 }
 
-static int add_rows(const cJSON *result, row **rows, int *n, int *cap) {
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(result, "cases")) {
-        if (*n == *cap) {
-            *cap = *cap ? 2 * *cap : 64;
-            row *grown = realloc(*rows, (size_t)*cap * sizeof **rows);
-            if (!grown) return -1;
-            *rows = grown;
-        }
-        row *r = &(*rows)[(*n)++];
-        const cJSON *lat = cJSON_GetObjectItemCaseSensitive(c, "latency");
-        snprintf(r->test, sizeof r->test, "%s", str(result, "test"));
-        snprintf(r->kase, sizeof r->kase, "%s", str(c, "case"));
-        snprintf(r->variant, sizeof r->variant, "%s", str(c, "variant"));
-        snprintf(r->verdict, sizeof r->verdict, "%s", lat ? str(lat, "verdict") : "error");
-        r->median_ms = num(c, "median_ms");
-        r->gbps = num(c, "gbps");
-        r->gflops = num(c, "gflops");
-        r->ratio = lat ? num(lat, "ratio") : -1.0;
-        r->rmse = num(cJSON_GetObjectItemCaseSensitive(c, "accuracy"), "rmse");
-        r->pct_peak = num(c, "pct_peak_bw");
-        r->speedup = num(cJSON_GetObjectItemCaseSensitive(c, "comparison"), "speedup");
-        r->passed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "passed"));
+static int parse(int argc, char **argv, args *a) {
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; ++i) {
+        const char *s = argv[i];
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0)
+            a->help = 1;
+        else if (strcmp(s, "--out") == 0 && i + 1 < argc && !a->out)
+            a->out = argv[++i];
+        else if (strncmp(s, "--out=", 6) == 0 && s[6] && !a->out)
+            a->out = s + 6;
+        else if (s[0] != '-' && !a->results)
+            a->results = s;
+        else
+            return bad_args("unexpected argument '", s);
     }
+    return a->results || a->help ? 0 : bad_args("no RESULTS_DIR", NULL);
+}
+
+/* RESULTS_DIR/../kbench-report, spelled as the parent directory. */
+static void default_out(const char *results, char *out, size_t size) {
+    char copy[KB_PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", results);
+    size_t n = strlen(copy);
+    while (n > 1 && copy[n - 1] == '/') copy[--n] = '\0';
+    snprintf(out, size, "%s/kbench-report", dirname(copy));
+}
+
+/* The report must not land among the results it reads. */
+static int check_out(const char *results, const char *out, kb_err *err) {
+    char a[PATH_MAX], b[PATH_MAX];
+    if (kb_mkdir_p(out, err) != 0) return -1;
+    if (realpath(results, a) && realpath(out, b) && strcmp(a, b) == 0)
+        return kb_fail(err,
+                       "%s: the report directory is the results directory; choose another "
+                       "--out",
+                       out);
     return 0;
 }
 
-static int by_failure_then_name(const void *a, const void *b) {
-    const row *x = a, *y = b;
-    if (x->passed != y->passed) return x->passed - y->passed;
-    int t = strcmp(x->test, y->test);
-    return t ? t : strcmp(x->kase, y->kase);
+static int write_one(const char *dir, const char *name, char *text, kb_err *err) {
+    char path[KB_PATH_MAX + 64];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int rc = text ? kb_write_file_atomic(path, text, err) : kb_fail(err, "%s: out of memory", path);
+    free(text);
+    if (rc == 0) printf("wrote %s\n", path);
+    return rc;
 }
 
-/* prefix, v with `digits` decimals, suffix; "-" for a figure the result
- * does not report (v < 0). */
-static const char *fmt_or_dash(char *out, size_t size, const char *prefix, double v, int digits,
-                               const char *suffix) {
-    if (v < 0) return "-";
-    snprintf(out, size, "%s%.*f%s", prefix, digits, v, suffix);
-    return out;
-}
-
-static void print_rows(const row *rows, int n) {
-    printf("%-26s %-22s %-8s %10s %8s %5s %8s %7s %7s %9s  %s\n", "test", "case", "variant",
-           "median ms", "GB/s", "%peak", "GFLOP/s", "speedup", "ratio", "rmse", "verdict");
-    int failed = 0;
-    for (int i = 0; i < n; ++i) {
-        const row *r = &rows[i];
-        char ratio[16], peak[16], speedup[16];
-        printf("%-26s %-22s %-8s %10.4f %8.2f %5s %8.2f %7s %7s %9.2e  %s%s\n", r->test, r->kase,
-               r->variant, r->median_ms, r->gbps,
-               fmt_or_dash(peak, sizeof peak, "", r->pct_peak, 0, "%"), r->gflops,
-               fmt_or_dash(speedup, sizeof speedup, "x", r->speedup, 2, ""),
-               fmt_or_dash(ratio, sizeof ratio, "", r->ratio > 0 ? r->ratio : -1.0, 3, ""), r->rmse,
-               r->passed ? "" : "FAILED ", r->verdict);
-        failed += !r->passed;
-    }
-    printf("%d cases, %d failed\n", n, failed);
+static int write_files(const kb_sum_run *run, const char *dir, kb_err *err) {
+    if (write_one(dir, "summary.json", kb_sum_json_text(run), err) != 0 ||
+        write_one(dir, "summary.md", kb_sum_md_text(run), err) != 0 ||
+        write_one(dir, "regressions.md", kb_sum_regressions_text(run), err) != 0)
+        return -1;
+    return write_one(dir, "summary.svg", kb_sum_svg_text(run), err);
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: kbench-report RESULTS_DIR   (e.g. build/kbench-results)\n");
-        return 2;
+    args a;
+    if (parse(argc, argv, &a) != 0) return usage(stderr);
+    if (a.help) return usage(stdout);
+    char out[KB_PATH_MAX];
+    if (a.out)
+        snprintf(out, sizeof out, "%s", a.out);
+    else
+        default_out(a.results, out, sizeof out);
+    kb_sum_run run;
+    kb_err err = {{0}};
+    int rc = kb_sum_load(&run, a.results, &err);
+    if (rc == 0) rc = kb_sum_digest(&run, &err);
+    if (rc == 0) {
+        kb_sum_print_table(stdout, &run);
+        fflush(stdout);
+        rc = check_out(a.results, out, &err) != 0 ? -1 : write_files(&run, out, &err);
     }
-    DIR *dir = opendir(argv[1]);
-    if (!dir) {
-        fprintf(stderr, "kbench-report: %s: no results (run ctest first)\n", argv[1]);
-        return 2;
-    }
-    row *rows = NULL;
-    int n = 0, cap = 0, bad = 0;
-    struct dirent *de;
-    while ((de = readdir(dir)) != NULL) {
-        size_t len = strlen(de->d_name);
-        if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0) continue;
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", argv[1], de->d_name);
-        kb_err err;
-        cJSON *result = kb_json_read_file(path, &err);
-        if (!result || add_rows(result, &rows, &n, &cap) != 0) {
-            fprintf(stderr, "kbench-report: %s\n", result ? "out of memory" : err.msg);
-            ++bad;
-        }
-        cJSON_Delete(result);
-    }
-    closedir(dir);
-    qsort(rows, (size_t)n, sizeof *rows, by_failure_then_name);
-    print_rows(rows, n);
-    free(rows);
-    return bad ? 2 : 0;
+    if (rc != 0) fprintf(stderr, "kbench-report: %s\n", err.msg);
+    kb_sum_free(&run);
+    return rc != 0 ? 2 : 0;
 }

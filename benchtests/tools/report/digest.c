@@ -1,0 +1,149 @@
+/* The figures derived from the results: per test its failures, worst ratio,
+ * best % of peak and class; for the run its counts, the order failures
+ * first, the shared tolerance and the environment the tests agree on. */
+#include "summary.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is(const char *s, const char *word) {
+    return strcmp(s, word) == 0;
+}
+
+int kb_sum_has_ratio(const kb_sum_case *c) {
+    return isfinite(c->ratio) && !is(c->verdict, "recorded");
+}
+
+const char *kb_sum_class_name(kb_sum_class c) {
+    static const char *const names[] = {"failed", "ok", "not_gated", "no_baseline"};
+    return names[c];
+}
+
+const char *kb_sum_verdict_text(const kb_sum_case *c) {
+    static const struct {
+        const char *verdict, *text;
+    } words[] = {{"ok", "ok"},
+                 {"cleared", "ok (noise cleared)"},
+                 {"inconclusive", "ok (slower, not significant)"},
+                 {"machine_drift", "ok (machine slower by as much)"},
+                 {"no_baseline", "ok (no baseline)"},
+                 {"other_hardware", "ok (baseline from other hardware)"},
+                 {"recorded", "recorded"},
+                 {"skipped", "skipped"},
+                 {"error", "ERROR"}};
+    int regression = is(c->verdict, "regression");
+    if (*c->acc_failures) return regression ? "FAIL accuracy + latency" : "FAIL accuracy";
+    if (regression) return "FAIL latency";
+    if (!c->passed && !is(c->verdict, "error")) return "FAILED";
+    for (size_t i = 0; i < sizeof words / sizeof *words; ++i)
+        if (is(c->verdict, words[i].verdict)) return words[i].text;
+    return c->verdict;
+}
+
+/* A verdict that leaves the case's latency ungated or unconfirmed. */
+static int not_gated(const kb_sum_case *c) {
+    static const char *const verdicts[] = {"inconclusive",   "machine_drift", "no_baseline",
+                                           "other_hardware", "recorded",      "skipped",
+                                           "pending"};
+    for (size_t i = 0; i < sizeof verdicts / sizeof *verdicts; ++i)
+        if (is(c->verdict, verdicts[i])) return 1;
+    return 0;
+}
+
+static void digest_test(kb_sum_test *t) {
+    int gated_all = 1;
+    t->worst = -1;
+    t->best_pct = NAN;
+    for (int i = 0; i < t->n_cases; ++i) {
+        const kb_sum_case *c = &t->cases[i];
+        t->n_failed += !c->passed;
+        t->n_regressions += is(c->verdict, "regression");
+        t->n_accuracy += *c->acc_failures != '\0';
+        t->n_errors += is(c->verdict, "error");
+        gated_all &= !not_gated(c);
+        if (kb_sum_has_ratio(c) && (t->worst < 0 || c->ratio > t->cases[t->worst].ratio))
+            t->worst = i;
+        if (isfinite(c->pct_peak) && !(c->pct_peak <= t->best_pct)) t->best_pct = c->pct_peak;
+    }
+    if (t->n_failed || !is(t->status, "passed"))
+        t->cls = KB_SUM_FAILED;
+    else if (t->worst < 0)
+        t->cls = KB_SUM_NO_BASELINE;
+    else
+        t->cls = gated_all ? KB_SUM_OK : KB_SUM_NOT_GATED;
+}
+
+/* The environment fields the report compares across tests, in its order,
+ * with their names in summary.md. */
+static const struct {
+    const char *key, *label;
+} env_fields[KB_SUM_ENV_FIELDS] = {
+    {"hostname", "host"},
+    {"os", "OS"},
+    {"kernel", "OS kernel"},
+    {"arch", "architecture"},
+    {"cpu_model", "CPU"},
+    {"cpu_count", "CPUs"},
+    {"device", "device"},
+    {"hardware_id", "hardware id"},
+    {"compiler", "compiler"},
+    {"build_type", "build type"},
+    {"c_flags", "flags"},
+    {"git_commit", "commit"},
+    {"git_dirty", "uncommitted changes"},
+    {"kbench_version", "kbench"},
+    {"profile", "profile"},
+    {"libraries", "libraries"},
+    {"driver_version", "GPU driver"},
+    {"runtime_version", "GPU runtime"},
+};
+
+const cJSON *kb_sum_env_value(const kb_sum_test *t, const char *key) {
+    /* the profile is the result's own field (the environment repeats it) */
+    if (is(key, "profile")) return cJSON_GetObjectItemCaseSensitive(t->root, "profile");
+    return cJSON_GetObjectItemCaseSensitive(t->env, key);
+}
+
+static void add_value(kb_sum_env *e, const cJSON *v) {
+    for (int i = 0; i < e->n_values; ++i)
+        if (cJSON_Compare(e->values[i], v, 1)) return;
+    if (e->n_values < (int)(sizeof e->values / sizeof *e->values))
+        e->values[e->n_values++] = v;
+    else
+        e->more = 1;
+}
+
+static void digest_env(kb_sum_run *run) {
+    for (int k = 0; k < KB_SUM_ENV_FIELDS; ++k) {
+        kb_sum_env *e = &run->env[run->n_env];
+        memset(e, 0, sizeof *e);
+        e->key = env_fields[k].key;
+        e->label = env_fields[k].label;
+        for (int i = 0; i < run->n_tests; ++i) {
+            const cJSON *v = kb_sum_env_value(&run->tests[i], e->key);
+            if (v) add_value(e, v);
+        }
+        run->n_env += e->n_values > 0;
+    }
+}
+
+int kb_sum_digest(kb_sum_run *run, kb_err *err) {
+    run->order = malloc((size_t)run->n_tests * sizeof *run->order);
+    if (!run->order) return kb_fail(err, "out of memory");
+    run->latency_tol = run->tests[0].latency_tol;
+    for (int i = 0; i < run->n_tests; ++i) {
+        kb_sum_test *t = &run->tests[i];
+        digest_test(t);
+        run->n_cases += t->n_cases;
+        run->n_failed_cases += t->n_failed;
+        run->n_failed_tests += t->cls == KB_SUM_FAILED;
+        if (t->latency_tol != run->latency_tol) run->latency_tol = NAN;
+    }
+    int n = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (int i = 0; i < run->n_tests; ++i)
+            if ((run->tests[i].cls == KB_SUM_FAILED) == (pass == 0)) run->order[n++] = i;
+    digest_env(run);
+    return 0;
+}

@@ -1,0 +1,253 @@
+/* Reading the result JSONs (benchtests/src/report.c writes them) into the
+ * model. A result that does not have the fields the report needs is an
+ * error naming the file and the field. */
+#define _GNU_SOURCE
+#include "jsonutil.h"
+#include "summary.h"
+#include "timer.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static const char *dot(const char *field) {
+    return field[0] ? "." : "";
+}
+
+static const cJSON *member(const cJSON *o, const char *key) {
+    return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* obj[key] as a string pointing into the JSON ("" when absent and optional). */
+static int text(const cJSON *o, const char *key, int required, const char **out, const char *file,
+                const char *field, kb_err *err) {
+    const cJSON *v = member(o, key);
+    *out = "";
+    if (!v && !required) return 0;
+    if (!v) return kb_fail(err, "%s: field '%s%s%s': missing", file, field, dot(field), key);
+    if (!cJSON_IsString(v))
+        return kb_fail(err, "%s: field '%s%s%s': expected a string", file, field, dot(field), key);
+    *out = v->valuestring;
+    return 0;
+}
+
+/* obj[key] as a number; NAN when absent or null and optional. */
+static int number(const cJSON *o, const char *key, int required, double *out, const char *file,
+                  const char *field, kb_err *err) {
+    *out = NAN;
+    if (!required && cJSON_IsNull(member(o, key))) return 0;
+    return kb_json_number(o, key, required, out, file, field, err);
+}
+
+/* obj[key] as an object (NULL when absent and optional). */
+static int object(const cJSON *o, const char *key, int required, const cJSON **out,
+                  const char *file, const char *field, kb_err *err) {
+    *out = member(o, key);
+    if (!*out && !required) return 0;
+    if (!*out) return kb_fail(err, "%s: field '%s%s%s': missing", file, field, dot(field), key);
+    if (!cJSON_IsObject(*out))
+        return kb_fail(err, "%s: field '%s%s%s': expected an object", file, field, dot(field), key);
+    return 0;
+}
+
+static int load_accuracy(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
+                         kb_err *err) {
+    const cJSON *acc;
+    char path[64];
+    snprintf(path, sizeof path, "%s.accuracy", field);
+    if (object(c, "accuracy", 1, &acc, file, field, err) != 0 ||
+        number(acc, "rmse", 1, &k->rmse, file, path, err) != 0 ||
+        number(acc, "max_abs_err", 0, &k->max_abs, file, path, err) != 0)
+        return -1;
+    return text(acc, "failures", 0, &k->acc_failures, file, path, err);
+}
+
+static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
+                        kb_err *err) {
+    const cJSON *lat;
+    char path[64];
+    snprintf(path, sizeof path, "%s.latency", field);
+    if (object(c, "latency", 1, &lat, file, field, err) != 0 ||
+        text(lat, "verdict", 1, &k->verdict, file, path, err) != 0)
+        return -1;
+    static const char *const keys[] = {"ratio",         "first_ratio", "baseline_median_ms",
+                                       "baseline_rmse", "p_value",     "noise",
+                                       "machine_drift"};
+    double *outs[] = {&k->ratio,   &k->first_ratio, &k->base_ms, &k->base_rmse,
+                      &k->p_value, &k->noise,       &k->drift};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
+        if (number(lat, keys[i], 0, outs[i], file, path, err) != 0) return -1;
+    return 0;
+}
+
+static int load_comparison(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
+                           kb_err *err) {
+    const cJSON *cmp;
+    char path[64];
+    snprintf(path, sizeof path, "%s.comparison", field);
+    if (object(c, "comparison", 0, &cmp, file, field, err) != 0) return -1;
+    if (!cmp) return 0;
+    if (text(cmp, "with", 1, &k->compare_to, file, path, err) != 0 ||
+        number(cmp, "speedup", 1, &k->speedup, file, path, err) != 0)
+        return -1;
+    return number(cmp, "bytes_saved", 0, &k->bytes_saved, file, path, err);
+}
+
+/* The figures of a case that ran (one that failed with an error or was
+ * skipped has none). */
+static int load_figures(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
+                        kb_err *err) {
+    if (number(c, "median_ms", 1, &k->median_ms, file, field, err) != 0 ||
+        number(c, "gbps", 1, &k->gbps, file, field, err) != 0 ||
+        number(c, "gflops", 1, &k->gflops, file, field, err) != 0 ||
+        number(c, "pct_peak_bw", 0, &k->pct_peak, file, field, err) != 0)
+        return -1;
+    if (load_accuracy(c, k, file, field, err) != 0 || load_latency(c, k, file, field, err) != 0)
+        return -1;
+    return load_comparison(c, k, file, field, err);
+}
+
+static void clear_case(kb_sum_case *k) {
+    memset(k, 0, sizeof *k);
+    k->name = k->variant = k->verdict = k->error = k->acc_failures = k->compare_to = "";
+    double *figures[] = {&k->median_ms, &k->gbps,  &k->gflops,      &k->pct_peak, &k->rmse,
+                         &k->max_abs,   &k->ratio, &k->first_ratio, &k->base_ms,  &k->base_rmse,
+                         &k->p_value,   &k->noise, &k->drift,       &k->speedup,  &k->bytes_saved};
+    for (size_t i = 0; i < sizeof figures / sizeof *figures; ++i) *figures[i] = NAN;
+}
+
+static int load_case(const cJSON *c, int i, kb_sum_case *k, const char *file, kb_err *err) {
+    char field[32];
+    snprintf(field, sizeof field, "cases[%d]", i);
+    clear_case(k);
+    if (!cJSON_IsObject(c)) return kb_fail(err, "%s: field '%s': expected an object", file, field);
+    if (text(c, "case", 1, &k->name, file, field, err) != 0 ||
+        text(c, "variant", 1, &k->variant, file, field, err) != 0)
+        return -1;
+    const cJSON *passed = member(c, "passed");
+    if (!cJSON_IsBool(passed))
+        return kb_fail(err, "%s: field '%s.passed': %s", file, field,
+                       passed ? "expected true or false" : "missing");
+    k->passed = cJSON_IsTrue(passed);
+    const char *skipped;
+    if (text(c, "error", 0, &k->error, file, field, err) != 0 ||
+        text(c, "skipped", 0, &skipped, file, field, err) != 0)
+        return -1;
+    if (member(c, "error") || member(c, "skipped")) {
+        k->verdict = member(c, "error") ? "error" : "skipped";
+        if (!*k->error) k->error = skipped;
+        return 0;
+    }
+    return load_figures(c, k, file, field, err);
+}
+
+static int load_cases(kb_sum_test *t, kb_err *err) {
+    const cJSON *cases = member(t->root, "cases");
+    if (!cJSON_IsArray(cases))
+        return kb_fail(err, "%s: field 'cases': %s", t->file,
+                       cases ? "expected an array" : "missing");
+    int n = cJSON_GetArraySize(cases);
+    t->cases = calloc(n ? (size_t)n : 1, sizeof *t->cases);
+    if (!t->cases) return kb_fail(err, "%s: out of memory", t->file);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases) {
+        if (load_case(c, t->n_cases, &t->cases[t->n_cases], t->file, err) != 0) return -1;
+        ++t->n_cases;
+    }
+    return 0;
+}
+
+static int load_test_fields(kb_sum_test *t, kb_err *err) {
+    const cJSON *r = t->root;
+    const char *f = t->file;
+    if (!cJSON_IsObject(r)) return kb_fail(err, "%s: expected a JSON object (a kbench result)", f);
+    if (text(r, "test", 1, &t->name, f, "", err) != 0 ||
+        text(r, "kernel", 1, &t->kernel, f, "", err) != 0 ||
+        text(r, "backend", 1, &t->backend, f, "", err) != 0 ||
+        text(r, "precision", 1, &t->precision, f, "", err) != 0 ||
+        text(r, "status", 1, &t->status, f, "", err) != 0 ||
+        text(r, "profile", 1, &t->profile, f, "", err) != 0 ||
+        text(r, "case_set", 0, &t->case_set, f, "", err) != 0 ||
+        number(r, "latency_tolerance", 1, &t->latency_tol, f, "", err) != 0 ||
+        number(r, "accuracy_drift", 0, &t->accuracy_drift, f, "", err) != 0 ||
+        object(r, "environment", 0, &t->env, f, "", err) != 0)
+        return -1;
+    if (strcmp(t->status, "passed") != 0 && strcmp(t->status, "failed") != 0 &&
+        strcmp(t->status, "error") != 0)
+        return kb_fail(err, "%s: field 'status': '%s' is not 'passed', 'failed' or 'error'", f,
+                       t->status);
+    return load_cases(t, err);
+}
+
+static int load_test(kb_sum_test *t, const char *dir, const char *name, kb_err *err) {
+    memset(t, 0, sizeof *t);
+    if (asprintf(&t->file, "%s/%s", dir, name) < 0) {
+        t->file = NULL;
+        return kb_fail(err, "out of memory");
+    }
+    t->root = kb_json_read_file(t->file, err);
+    return t->root ? load_test_fields(t, err) : -1;
+}
+
+static int json_file(const struct dirent *de) {
+    size_t len = strlen(de->d_name);
+    return de->d_name[0] != '.' && len > 5 && strcmp(de->d_name + len - 5, ".json") == 0;
+}
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(((const kb_sum_test *)a)->name, ((const kb_sum_test *)b)->name);
+}
+
+/* The newest modification time of the results, as the run's date. */
+static void note_time(kb_sum_run *run, const char *path, time_t *newest) {
+    struct stat st;
+    if (stat(path, &st) != 0 || st.st_mtime <= *newest) return;
+    *newest = st.st_mtime;
+    struct tm tm;
+    gmtime_r(newest, &tm);
+    strftime(run->newest_result_at, sizeof run->newest_result_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int load_all(kb_sum_run *run, struct dirent **names, int n, kb_err *err) {
+    run->tests = calloc((size_t)n, sizeof *run->tests);
+    if (!run->tests) return kb_fail(err, "out of memory");
+    time_t newest = 0;
+    for (int i = 0; i < n; ++i) {
+        kb_sum_test *t = &run->tests[run->n_tests++];
+        if (load_test(t, run->results_dir, names[i]->d_name, err) != 0) return -1;
+        note_time(run, t->file, &newest);
+    }
+    qsort(run->tests, (size_t)run->n_tests, sizeof *run->tests, by_name);
+    return 0;
+}
+
+int kb_sum_load(kb_sum_run *run, const char *dir, kb_err *err) {
+    memset(run, 0, sizeof *run);
+    snprintf(run->results_dir, sizeof run->results_dir, "%s", dir);
+    kb_utc_now(run->generated_at, sizeof run->generated_at);
+    struct dirent **names = NULL;
+    int n = scandir(dir, &names, json_file, alphasort);
+    if (n < 0)
+        return kb_fail(err, "%s: %s: no results: run ctest first", dir,
+                       errno == ENOENT ? "no such directory" : strerror(errno));
+    int rc = n == 0 ? kb_fail(err, "%s: no result JSON in it: no results: run ctest first", dir)
+                    : load_all(run, names, n, err);
+    for (int i = 0; i < n; ++i) free(names[i]);
+    free(names);
+    return rc;
+}
+
+void kb_sum_free(kb_sum_run *run) {
+    for (int i = 0; i < run->n_tests; ++i) {
+        free(run->tests[i].file);
+        free(run->tests[i].cases);
+        cJSON_Delete(run->tests[i].root);
+    }
+    free(run->tests);
+    free(run->order);
+    memset(run, 0, sizeof *run);
+}

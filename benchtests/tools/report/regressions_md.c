@@ -1,0 +1,111 @@
+/* regressions.md: one block per failed case: the test, case and variant,
+ * the rule that fired (as the result JSON records it) and the measured
+ * figures next to the baseline's. */
+#include "mdtext.h"
+#include "summary.h"
+
+#include <math.h>
+#include <string.h>
+
+static void title(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    kb_buf_puts(b, "## ");
+    kb_md_code(b, t->name, 0);
+    if (c) {
+        kb_buf_puts(b, " · case ");
+        kb_md_code(b, c->name, 0);
+        kb_buf_puts(b, " · variant ");
+        kb_md_code(b, c->variant, 0);
+    }
+    kb_buf_puts(b, "\n\n");
+}
+
+static void latency_rule(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    char first[32], p[32], noise[32], drift[32];
+    kb_buf_printf(
+        b,
+        "**Rule: latency regression** (verdict `regression`). The median is x%.3f "
+        "the baseline's, above the tolerance x%.2f in the first round (x%s) and in "
+        "every confirmation round; the best round is slower than the case's own "
+        "noise (%s %%) and significantly slower than the baseline's samples x%.2f "
+        "(Mann-Whitney p = %s); the machine's bandwidth probe explains a slowdown "
+        "of x%s only.\n\n",
+        c->ratio, 1.0 + t->latency_tol, kb_fig(first, sizeof first, "%.3f", c->first_ratio),
+        kb_fig(noise, sizeof noise, "%.1f", 100.0 * c->noise), 1.0 + t->latency_tol,
+        kb_fig(p, sizeof p, "%.2g", c->p_value), kb_fig(drift, sizeof drift, "%.3f", c->drift));
+}
+
+static void rules(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    if (strcmp(c->verdict, "error") == 0) {
+        kb_buf_puts(b, "**Rule: error**: the case could not be measured:\n\n");
+        kb_md_fence(b, c->error);
+        kb_buf_puts(b, "\n");
+        return;
+    }
+    if (strcmp(c->verdict, "regression") == 0) latency_rule(b, t, c);
+    if (*c->acc_failures) {
+        kb_buf_puts(b, "**Rule: accuracy**: the output failed these checks:\n\n");
+        kb_md_fence(b, c->acc_failures);
+        kb_buf_puts(b, "\n");
+    }
+    if (strcmp(c->verdict, "regression") != 0 && !*c->acc_failures)
+        kb_buf_printf(b, "**Rule**: the result marks the case failed (latency verdict `%s`).\n\n",
+                      c->verdict);
+}
+
+/* A row of measured and baseline figures, each with `digits` significant
+ * digits ("-" when absent); no row when both are absent. */
+static void figure_row(kb_buf *b, const char *what, int digits, double now, double base) {
+    char x[32], y[32];
+    if (!isfinite(now) && !isfinite(base)) return;
+    snprintf(x, sizeof x, "%.*g", digits, now);
+    snprintf(y, sizeof y, "%.*g", digits, base);
+    kb_buf_printf(b, "| %s | %s | %s |\n", what, isfinite(now) ? x : "-", isfinite(base) ? y : "-");
+}
+
+static void figures(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    kb_buf_puts(b, "| | measured | baseline |\n|---|--:|--:|\n");
+    figure_row(b, "median (ms)", 6, c->median_ms, c->base_ms);
+    if (isfinite(c->ratio))
+        kb_buf_printf(b, "| ratio to baseline | %.3f | at most %.2f allowed |\n", c->ratio,
+                      1.0 + t->latency_tol);
+    figure_row(b, "RMSE", 4, c->rmse, c->base_rmse);
+    figure_row(b, "max abs error", 4, c->max_abs, NAN);
+    figure_row(b, "GB/s", 4, c->gbps, NAN);
+    figure_row(b, "% of peak bandwidth", 3, c->pct_peak, NAN);
+    figure_row(b, "GFLOP/s", 4, c->gflops, NAN);
+    kb_buf_puts(b, "\nResult file ");
+    kb_md_code(b, strrchr(t->file, '/') ? strrchr(t->file, '/') + 1 : t->file, 0);
+    kb_buf_printf(b, ", test status `%s`.\n\n", t->status);
+}
+
+static void failed_case(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    title(b, t, c);
+    rules(b, t, c);
+    if (strcmp(c->verdict, "error") != 0) figures(b, t, c);
+}
+
+char *kb_sum_regressions_text(const kb_sum_run *run) {
+    kb_buf b = {0};
+    kb_buf_puts(&b, "# Regressions\n\n");
+    if (!run->n_failed_tests) {
+        kb_buf_printf(&b, "No regressions: all %d tests (%d cases) passed.\n", run->n_tests,
+                      run->n_cases);
+        return kb_buf_finish(&b);
+    }
+    kb_buf_printf(&b,
+                  "%d of %d tests failed, %d of %d cases. How a regression is told from "
+                  "noise: docs/gate.md.\n\n",
+                  run->n_failed_tests, run->n_tests, run->n_failed_cases, run->n_cases);
+    for (int i = 0; i < run->n_tests && run->tests[run->order[i]].cls == KB_SUM_FAILED; ++i) {
+        const kb_sum_test *t = &run->tests[run->order[i]];
+        for (int j = 0; j < t->n_cases; ++j)
+            if (!t->cases[j].passed) failed_case(&b, t, &t->cases[j]);
+        if (t->n_failed) continue;
+        title(&b, t, NULL);
+        kb_buf_printf(&b,
+                      "The test's status is `%s` although no case failed: the driver "
+                      "reported an error outside the cases (see the test's log).\n\n",
+                      t->status);
+    }
+    return kb_buf_finish(&b);
+}

@@ -1,0 +1,100 @@
+/* kbench-report's model of a run: the result JSONs a ctest run left in the
+ * results directory, read into tests and cases, plus the figures derived
+ * from them (worst ratio, best % of peak, the test's verdict, the run's
+ * environment). Each output (stdout table, summary.json, summary.md,
+ * regressions.md, summary.svg) is written by its own file from this model. */
+#ifndef KB_SUMMARY_H
+#define KB_SUMMARY_H
+
+#include "error.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+/* One case x variant of a test. Figures the result does not report are NAN;
+ * strings are never NULL ("" when absent). They point into the test's JSON. */
+typedef struct kb_sum_case {
+    const char *name, *variant;
+    const char *verdict;      /* latency verdict (gate.c's names), "error" or "skipped" */
+    const char *error;        /* the error or skip message, "" otherwise */
+    const char *acc_failures; /* the accuracy rules that fired, one per line; "" none */
+    const char *compare_to;   /* the variant this one is compared with; "" none */
+    int passed;
+    double median_ms, gbps, gflops, pct_peak, rmse, max_abs;
+    double ratio, first_ratio, base_ms, base_rmse; /* against the baseline */
+    double p_value, noise, drift;                  /* the latency decision's evidence */
+    double speedup, bytes_saved;                   /* against compare_to */
+} kb_sum_case;
+
+/* How a test reads at a glance (summary.md, summary.svg). */
+typedef enum kb_sum_class {
+    KB_SUM_FAILED,      /* a case failed: latency regression, accuracy or error */
+    KB_SUM_OK,          /* every case gated and within tolerance */
+    KB_SUM_NOT_GATED,   /* passed, but some case was not gated or was slower than the
+                           tolerance without a confirmed regression */
+    KB_SUM_NO_BASELINE, /* passed, no case had a baseline */
+} kb_sum_class;
+
+typedef struct kb_sum_test {
+    char *file; /* the result JSON's path */
+    cJSON *root;
+    const char *name, *kernel, *backend, *precision, *status, *profile, *case_set;
+    double latency_tol, accuracy_drift;
+    const cJSON *env; /* the result's "environment" object, or NULL */
+    kb_sum_case *cases;
+    int n_cases;
+    /* derived (kb_sum_digest) */
+    int n_failed, n_regressions, n_accuracy, n_errors;
+    int worst;       /* index of the case with the highest ratio, -1 when none has one */
+    double best_pct; /* highest % of peak bandwidth, NAN when none reported */
+    kb_sum_class cls;
+} kb_sum_test;
+
+/* One environment field across the run's tests: its value when they agree,
+ * each distinct value (in test-name order) when they do not. */
+typedef struct kb_sum_env {
+    const char *key, *label; /* in the result's "environment"; in summary.md */
+    const cJSON *values[16];
+    int n_values; /* 0: no test reports it; > 1: the tests differ */
+    int more;     /* more distinct values than fit in `values` */
+} kb_sum_env;
+
+#define KB_SUM_ENV_FIELDS 18
+
+typedef struct kb_sum_run {
+    char results_dir[KB_PATH_MAX];
+    kb_sum_test *tests; /* sorted by name */
+    int n_tests;
+    int *order; /* test indices: failed tests first, then by name */
+    char generated_at[40], newest_result_at[40];
+    int n_cases, n_failed_cases, n_failed_tests;
+    double latency_tol; /* shared by every test; NAN when they differ */
+    kb_sum_env env[KB_SUM_ENV_FIELDS];
+    int n_env;
+} kb_sum_run;
+
+/* load.c: reads every *.json directly in dir (not subfolders). Fails naming
+ * the file and the field of a result that cannot be read, and when the
+ * directory is missing or holds no result. */
+int kb_sum_load(kb_sum_run *run, const char *dir, kb_err *err);
+void kb_sum_free(kb_sum_run *run);
+
+/* digest.c: the derived figures, the order and the environment. */
+int kb_sum_digest(kb_sum_run *run, kb_err *err);
+const char *kb_sum_class_name(kb_sum_class c);
+/* A test's value of an environment field (NULL when it has none). */
+const cJSON *kb_sum_env_value(const kb_sum_test *t, const char *key);
+/* The case's verdict as the driver's table words it ("ok (noise cleared)"). */
+const char *kb_sum_verdict_text(const kb_sum_case *c);
+int kb_sum_has_ratio(const kb_sum_case *c);
+
+/* table.c: every case, failures first, on stdout. */
+void kb_sum_print_table(FILE *f, const kb_sum_run *run);
+
+/* The files, as text (malloc'ed; NULL when out of memory). */
+char *kb_sum_json_text(const kb_sum_run *run);        /* summary_json.c */
+char *kb_sum_md_text(const kb_sum_run *run);          /* summary_md.c */
+char *kb_sum_regressions_text(const kb_sum_run *run); /* regressions_md.c */
+char *kb_sum_svg_text(const kb_sum_run *run);         /* svg.c */
+
+#endif

@@ -1,0 +1,138 @@
+/* summary.json: the run in one machine-readable file (schema in
+ * docs/report.md). Written with the harness's deterministic JSON writer:
+ * keys sorted, numbers in one fixed format, absent figures as null. */
+#include "jsonw.h"
+#include "summary.h"
+
+#include <math.h>
+#include <string.h>
+
+static void add_num(cJSON *o, const char *key, double v) {
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void add_comparison(cJSON *o, const kb_sum_case *c) {
+    if (!*c->compare_to) return;
+    cJSON_AddStringToObject(o, "compare_to", c->compare_to);
+    add_num(o, "speedup", c->speedup);
+    add_num(o, "bytes_saved", c->bytes_saved);
+}
+
+static cJSON *case_json(const kb_sum_case *c) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "case", c->name);
+    cJSON_AddStringToObject(o, "variant", c->variant);
+    cJSON_AddBoolToObject(o, "passed", c->passed);
+    cJSON_AddStringToObject(o, "verdict", c->verdict);
+    add_num(o, "median_ms", c->median_ms);
+    add_num(o, "gbps", c->gbps);
+    add_num(o, "gflops", c->gflops);
+    add_num(o, "pct_peak_bw", c->pct_peak);
+    add_num(o, "rmse", c->rmse);
+    add_num(o, "ratio", c->ratio);
+    add_num(o, "baseline_median_ms", c->base_ms);
+    add_num(o, "baseline_rmse", c->base_rmse);
+    if (*c->acc_failures) cJSON_AddStringToObject(o, "accuracy_failures", c->acc_failures);
+    if (*c->error) cJSON_AddStringToObject(o, c->passed ? "skipped" : "error", c->error);
+    add_comparison(o, c);
+    return o;
+}
+
+/* The values of the environment fields on which the run's tests differ. */
+static cJSON *differing_env(const kb_sum_run *run, const kb_sum_test *t) {
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; k < run->n_env; ++k) {
+        const char *key = run->env[k].key;
+        if (run->env[k].n_values < 2) continue;
+        const cJSON *v = kb_sum_env_value(t, key);
+        cJSON_AddItemToObject(o, key, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
+    }
+    return o;
+}
+
+static cJSON *test_json(const kb_sum_run *run, const kb_sum_test *t) {
+    cJSON *o = cJSON_CreateObject();
+    const char *slash = strrchr(t->file, '/');
+    cJSON_AddStringToObject(o, "test", t->name);
+    cJSON_AddStringToObject(o, "kernel", t->kernel);
+    cJSON_AddStringToObject(o, "backend", t->backend);
+    cJSON_AddStringToObject(o, "precision", t->precision);
+    cJSON_AddStringToObject(o, "status", t->status);
+    cJSON_AddStringToObject(o, "verdict", kb_sum_class_name(t->cls));
+    cJSON_AddStringToObject(o, "profile", t->profile);
+    cJSON_AddStringToObject(o, "case_set", t->case_set);
+    cJSON_AddStringToObject(o, "result_file", slash ? slash + 1 : t->file);
+    add_num(o, "latency_tolerance", t->latency_tol);
+    cJSON_AddNumberToObject(o, "cases_failed", t->n_failed);
+    const kb_sum_case *worst = t->worst >= 0 ? &t->cases[t->worst] : NULL;
+    add_num(o, "worst_ratio", worst ? worst->ratio : NAN);
+    if (worst) {
+        cJSON *w = cJSON_AddObjectToObject(o, "worst_case");
+        cJSON_AddStringToObject(w, "case", worst->name);
+        cJSON_AddStringToObject(w, "variant", worst->variant);
+    } else {
+        cJSON_AddNullToObject(o, "worst_case");
+    }
+    add_num(o, "best_pct_peak_bw", t->best_pct);
+    cJSON_AddItemToObject(o, "environment", differing_env(run, t));
+    cJSON *cases = cJSON_AddArrayToObject(o, "cases");
+    for (int i = 0; i < t->n_cases; ++i) cJSON_AddItemToArray(cases, case_json(&t->cases[i]));
+    return o;
+}
+
+static cJSON *env_json(const kb_sum_run *run, cJSON **differs) {
+    cJSON *o = cJSON_CreateObject();
+    *differs = cJSON_CreateArray();
+    for (int k = 0; k < run->n_env; ++k) {
+        const kb_sum_env *e = &run->env[k];
+        if (e->n_values == 1) {
+            cJSON_AddItemToObject(o, e->key, cJSON_Duplicate(e->values[0], 1));
+            continue;
+        }
+        cJSON *all = cJSON_AddArrayToObject(o, e->key);
+        for (int i = 0; i < e->n_values; ++i)
+            cJSON_AddItemToArray(all, cJSON_Duplicate(e->values[i], 1));
+        if (e->more) cJSON_AddItemToArray(all, cJSON_CreateString("..."));
+        cJSON_AddItemToArray(*differs, cJSON_CreateString(e->key));
+    }
+    return o;
+}
+
+static cJSON *counts_json(const kb_sum_run *run) {
+    int regressions = 0, accuracy = 0, errors = 0;
+    for (int i = 0; i < run->n_tests; ++i) {
+        regressions += run->tests[i].n_regressions;
+        accuracy += run->tests[i].n_accuracy;
+        errors += run->tests[i].n_errors;
+    }
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "tests", run->n_tests);
+    cJSON_AddNumberToObject(o, "tests_failed", run->n_failed_tests);
+    cJSON_AddNumberToObject(o, "cases", run->n_cases);
+    cJSON_AddNumberToObject(o, "cases_failed", run->n_failed_cases);
+    cJSON_AddNumberToObject(o, "latency_regressions", regressions);
+    cJSON_AddNumberToObject(o, "accuracy_failures", accuracy);
+    cJSON_AddNumberToObject(o, "errors", errors);
+    return o;
+}
+
+char *kb_sum_json_text(const kb_sum_run *run) {
+    cJSON *o = cJSON_CreateObject(), *differs;
+    cJSON_AddStringToObject(o, "schema", "kbench-summary/1");
+    cJSON_AddStringToObject(o, "generated_at", run->generated_at);
+    cJSON_AddStringToObject(o, "newest_result_at", run->newest_result_at);
+    cJSON_AddStringToObject(o, "results_dir", run->results_dir);
+    cJSON_AddItemToObject(o, "counts", counts_json(run));
+    add_num(o, "latency_tolerance", run->latency_tol);
+    cJSON_AddItemToObject(o, "environment", env_json(run, &differs));
+    cJSON_AddItemToObject(o, "environment_differs", differs);
+    cJSON *tests = cJSON_AddArrayToObject(o, "tests");
+    for (int i = 0; i < run->n_tests; ++i)
+        cJSON_AddItemToArray(tests, test_json(run, &run->tests[i]));
+    char *text = kb_json_print(o);
+    cJSON_Delete(o);
+    return text;
+}

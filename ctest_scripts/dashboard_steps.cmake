@@ -1,0 +1,225 @@
+# The steps of dashboard.cmake, one function each. State shared between them
+# (the uploads, the parts that could not be submitted) lives in global
+# properties, so it survives function scopes.
+
+# A fresh tree starts from KBENCH_INITIAL_CACHE plus the backends (a cache
+# line, because a ;-list cannot travel through ctest_configure's OPTIONS). A
+# tree kept with KBENCH_FRESH=OFF keeps its cache.
+function(_kb_write_initial_cache)
+  set(cache "${CTEST_BINARY_DIRECTORY}/CMakeCache.txt")
+  if(EXISTS "${cache}")
+    return()
+  endif()
+  set(text "")
+  if(KBENCH_INITIAL_CACHE)
+    file(READ "${KBENCH_INITIAL_CACHE}" text)
+    string(APPEND text "\n")
+  endif()
+  string(APPEND text "KBENCH_BACKENDS:STRING=${KBENCH_BACKENDS}\n")
+  file(WRITE "${cache}" "${text}")
+endfunction()
+
+# Fails before anything is built when the submission could not go anywhere,
+# or would send the token in clear text to another host.
+function(_kb_check_submit_url)
+  if(NOT KBENCH_SUBMIT)
+    message("dashboard: KBENCH_SUBMIT=OFF: nothing will be submitted")
+    return()
+  endif()
+  if(NOT CTEST_SUBMIT_URL)
+    message(FATAL_ERROR "dashboard: no submit URL: set KBENCH_CDASH_SUBMIT_URL (environment or "
+      "-D), e.g. https://cdash.example.org/submit.php?project=kbench, or run with "
+      "-DKBENCH_SUBMIT=OFF")
+  endif()
+  if(NOT CTEST_SUBMIT_URL MATCHES "^https?://[^/]+/")
+    message(FATAL_ERROR "dashboard: KBENCH_CDASH_SUBMIT_URL='${CTEST_SUBMIT_URL}': expected "
+      "http(s)://host/submit.php?project=...")
+  endif()
+  set(loopback "^http://(127[.][0-9.]+|localhost|\\[::1\\])(:[0-9]+)?/")
+  if(NOT "$ENV{KBENCH_CDASH_TOKEN}" STREQUAL "" AND CTEST_SUBMIT_URL MATCHES "^http://"
+     AND NOT CTEST_SUBMIT_URL MATCHES "${loopback}")
+    message(FATAL_ERROR "dashboard: refusing to send KBENCH_CDASH_TOKEN over plain http to "
+      "another host; use an https:// submit URL")
+  endif()
+endfunction()
+
+# A note on the dashboard that says how this build was made (never the token).
+macro(_kb_write_notes)
+  set(_kb_notes "${CTEST_BINARY_DIRECTORY}/kbench-dashboard.txt")
+  set(_kb_token_state "not set")
+  if(NOT "$ENV{KBENCH_CDASH_TOKEN}" STREQUAL "")
+    set(_kb_token_state "set (not shown)")
+  endif()
+  execute_process(COMMAND "${CTEST_GIT_COMMAND}" -C "${CTEST_SOURCE_DIRECTORY}" describe --always --dirty
+    OUTPUT_VARIABLE _kb_commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  file(WRITE "${_kb_notes}"
+    "kbench dashboard\n"
+    "model: ${KBENCH_MODEL}\ngroup: ${KBENCH_GROUP}\nbackends: ${KBENCH_BACKENDS}\n"
+    "commit: ${_kb_commit}\nbuild type: ${KBENCH_BUILD_TYPE}\n"
+    "tests: labels '${KBENCH_TEST_LABELS}', names '${KBENCH_TEST_INCLUDE}', "
+    "excluded labels '${KBENCH_TEST_EXCLUDE_LABELS}'\n"
+    "coverage: ${KBENCH_COVERAGE}\nmemcheck: ${KBENCH_MEMCHECK}\ntoken: ${_kb_token_state}\n")
+  set(CTEST_NOTES_FILES "${_kb_notes}")
+endmacro()
+
+function(_kb_configure_options out)
+  set(options "-DCMAKE_BUILD_TYPE=${KBENCH_BUILD_TYPE}" "-DKBENCH_COVERAGE=${KBENCH_COVERAGE}"
+    ${KBENCH_CONFIGURE_OPTIONS})
+  set(${out} "${options}" PARENT_SCOPE)
+endfunction()
+
+# Submits the parts named (those that exist), with the token header and
+# retries; a part that could not be submitted fails the run at the end.
+function(_kb_submit)
+  if(NOT KBENCH_SUBMIT)
+    return()
+  endif()
+  set(header "")
+  if(NOT "$ENV{KBENCH_CDASH_TOKEN}" STREQUAL "")
+    set(header HTTPHEADER "Authorization: Bearer $ENV{KBENCH_CDASH_TOKEN}")
+  endif()
+  ctest_submit(PARTS ${ARGN} ${header}
+    RETRY_COUNT ${KBENCH_SUBMIT_RETRIES} RETRY_DELAY ${KBENCH_SUBMIT_RETRY_DELAY}
+    RETURN_VALUE rc CAPTURE_CMAKE_ERROR error)
+  if(NOT rc EQUAL 0 OR error EQUAL -1)
+    message("dashboard: submitting ${ARGN} failed")
+    set_property(GLOBAL APPEND PROPERTY KBENCH_SUBMIT_FAILED ${ARGN})
+  endif()
+endfunction()
+
+# A GPU backend's tests get a resource spec naming their GPU
+# (docs/resource-spec.md): KBENCH_RESOURCE_SPEC=auto generates one when the
+# build has exactly one GPU backend; a path uses that file; none, no spec.
+function(_kb_resource_spec out)
+  set(${out} "" PARENT_SCOPE)
+  if(KBENCH_RESOURCE_SPEC STREQUAL "none")
+    return()
+  elseif(NOT KBENCH_RESOURCE_SPEC STREQUAL "auto")
+    if(NOT EXISTS "${KBENCH_RESOURCE_SPEC}")
+      message(FATAL_ERROR "dashboard: KBENCH_RESOURCE_SPEC='${KBENCH_RESOURCE_SPEC}': no such file")
+    endif()
+    set(${out} "${KBENCH_RESOURCE_SPEC}" PARENT_SCOPE)
+    return()
+  endif()
+  set(gpus ${KBENCH_BACKENDS})
+  list(REMOVE_ITEM gpus cpu)
+  list(LENGTH gpus n)
+  if(NOT n EQUAL 1)
+    return()
+  endif()
+  set(spec "${CTEST_BINARY_DIRECTORY}/resource-spec.json")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -DOUTPUT=${spec} -DVENDOR=${gpus}
+      -P "${CTEST_SOURCE_DIRECTORY}/cmake/kbench_resource_spec.cmake"
+    RESULT_VARIABLE rc)
+  if(rc EQUAL 0)
+    set(${out} "${spec}" PARENT_SCOPE)
+  else()
+    message("dashboard: no ${gpus} GPU found for a resource spec; the ${gpus} tests run on "
+      "device 0, one at a time")
+  endif()
+endfunction()
+
+function(_kb_test_arguments out)
+  set(args PARALLEL_LEVEL ${KBENCH_TEST_JOBS})
+  if(KBENCH_TEST_LABELS)
+    list(APPEND args INCLUDE_LABEL "${KBENCH_TEST_LABELS}")
+  endif()
+  if(KBENCH_TEST_INCLUDE)
+    list(APPEND args INCLUDE "${KBENCH_TEST_INCLUDE}")
+  endif()
+  if(KBENCH_TEST_EXCLUDE_LABELS)
+    list(APPEND args EXCLUDE_LABEL "${KBENCH_TEST_EXCLUDE_LABELS}")
+  endif()
+  _kb_resource_spec(spec)
+  if(spec)
+    list(APPEND args RESOURCE_SPEC_FILE "${spec}")
+  endif()
+  set(${out} "${args}" PARENT_SCOPE)
+endfunction()
+
+# The run report (kbench-report): printed here, its files uploaded.
+function(_kb_run_report)
+  set(tool "${CTEST_BINARY_DIRECTORY}/bin/kbench-report")
+  set(out "${CTEST_BINARY_DIRECTORY}/kbench-report")
+  execute_process(COMMAND "${tool}" "${CTEST_BINARY_DIRECTORY}/kbench-results" --out "${out}"
+    RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message("dashboard: kbench-report failed (exit ${rc})")
+    set_property(GLOBAL APPEND PROPERTY KBENCH_STEP_FAILED report)
+    return()
+  endif()
+  foreach(name summary.md summary.json summary.svg regressions.md)
+    if(EXISTS "${out}/${name}")
+      set_property(GLOBAL APPEND PROPERTY KBENCH_UPLOADS "${out}/${name}")
+    endif()
+  endforeach()
+endfunction()
+
+# ctest_coverage (CTest's gcov reader, for CDash's coverage pages), then the
+# project's gcovr report and line floor (the 'coverage' target), whose
+# Cobertura XML and text summary are uploaded.
+function(_kb_coverage ok_out)
+  load_cache("${CTEST_BINARY_DIRECTORY}" READ_WITH_PREFIX _kb_ KBENCH_GCOV)
+  set(CTEST_COVERAGE_COMMAND "${_kb_KBENCH_GCOV}")
+  set(CTEST_CUSTOM_COVERAGE_EXCLUDE "/kernels/" "/reference/" "/benchtests/tests/" "^/usr/"
+    "${CTEST_BINARY_DIRECTORY}/")
+  ctest_coverage(RETURN_VALUE rc CAPTURE_CMAKE_ERROR error)
+  execute_process(COMMAND "${CMAKE_COMMAND}" --build "${CTEST_BINARY_DIRECTORY}" --target coverage
+    RESULT_VARIABLE floor_rc)
+  foreach(name coverage.xml coverage.txt)
+    set(file "${CTEST_BINARY_DIRECTORY}/coverage/${name}")
+    if(EXISTS "${file}")
+      set_property(GLOBAL APPEND PROPERTY KBENCH_UPLOADS "${file}")
+    endif()
+  endforeach()
+  if(rc EQUAL 0 AND NOT error EQUAL -1 AND floor_rc EQUAL 0)
+    set(${ok_out} TRUE PARENT_SCOPE)
+  else()
+    set(${ok_out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Valgrind's memcheck over the unit tests (the kernels are built for this
+# machine's ISA, which valgrind may not emulate; docs/cdash.md).
+function(_kb_memcheck defects_out)
+  find_program(valgrind valgrind)
+  if(NOT valgrind)
+    message(FATAL_ERROR "dashboard: KBENCH_MEMCHECK=ON needs valgrind (apt-get install valgrind)")
+  endif()
+  set(CTEST_MEMORYCHECK_TYPE Valgrind)
+  set(CTEST_MEMORYCHECK_COMMAND "${valgrind}")
+  set(CTEST_MEMORYCHECK_COMMAND_OPTIONS
+    "--leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --track-origins=yes --num-callers=30")
+  set(args INCLUDE_LABEL "${KBENCH_MEMCHECK_LABELS}")
+  if(KBENCH_MEMCHECK_EXCLUDE)
+    list(APPEND args EXCLUDE "${KBENCH_MEMCHECK_EXCLUDE}")
+  endif()
+  ctest_memcheck(${args} PARALLEL_LEVEL ${KBENCH_TEST_JOBS} DEFECT_COUNT defects RETURN_VALUE rc)
+  if(NOT rc EQUAL 0 AND defects EQUAL 0)
+    set(defects "failed tests")
+  endif()
+  set(${defects_out} "${defects}" PARENT_SCOPE)
+endfunction()
+
+# Uploads the report files, submits Upload and Done, then fails naming every
+# step that did not work (`failed`, the report, the parts not submitted).
+function(_kb_finish failed)
+  get_property(uploads GLOBAL PROPERTY KBENCH_UPLOADS)
+  if(uploads)
+    ctest_upload(FILES ${uploads} QUIET)
+  endif()
+  _kb_submit(Upload Done)
+  get_property(steps GLOBAL PROPERTY KBENCH_STEP_FAILED)
+  get_property(parts GLOBAL PROPERTY KBENCH_SUBMIT_FAILED)
+  list(APPEND failed ${steps})
+  list(REMOVE_ITEM failed "")
+  if(parts)
+    list(JOIN parts ", " parts)
+    list(APPEND failed "submission of ${parts}")
+  endif()
+  if(failed)
+    list(JOIN failed "; " failed)
+    message(FATAL_ERROR "dashboard: ${KBENCH_MODEL} ${CTEST_BUILD_NAME}: failed: ${failed}")
+  endif()
+  message("dashboard: ${KBENCH_MODEL} ${CTEST_BUILD_NAME}: every step passed")
+endfunction()
