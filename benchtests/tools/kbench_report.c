@@ -49,13 +49,18 @@ static int parse(int argc, char **argv, args *a) {
     return a->results || a->help ? 0 : bad_args("no RESULTS_DIR", NULL);
 }
 
-/* RESULTS_DIR/../kbench-report, spelled as the parent directory. */
+/* RESULTS_DIR/../kbench-report, spelled as the parent directory (literally
+ * when RESULTS_DIR ends in "." or "..", whose dirname is not the parent). */
 static void default_out(const char *results, char *out, size_t size) {
     char copy[KB_PATH_MAX];
     snprintf(copy, sizeof copy, "%s", results);
     size_t n = strlen(copy);
     while (n > 1 && copy[n - 1] == '/') copy[--n] = '\0';
-    snprintf(out, size, "%s/kbench-report", dirname(copy));
+    const char *last = strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy;
+    if (strcmp(last, ".") == 0 || strcmp(last, "..") == 0)
+        snprintf(out, size, "%s/../kbench-report", copy);
+    else
+        snprintf(out, size, "%s/kbench-report", dirname(copy));
 }
 
 /* The report must not land among the results it reads. */

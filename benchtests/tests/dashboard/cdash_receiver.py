@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """A loopback stand-in for a CDash server, for kbench's dashboard self-test.
 
-    cdash_receiver.py --store DIR [--token-env NAME] [--fail-first N]
-                      [--timeout S] -- COMMAND [ARG...]
+    cdash_receiver.py --store DIR [--project P] [--token-env NAME]
+                      [--fail-first N] [--timeout S] -- COMMAND [ARG...]
 
 Listens on 127.0.0.1 (a free port), runs COMMAND with
-KBENCH_CDASH_SUBMIT_URL pointing at itself, and exits with COMMAND's status
-once it ends (or 124 after --timeout seconds).
+KBENCH_CDASH_SUBMIT_URL pointing at itself (project P, default kbench), and
+exits with COMMAND's status once it ends (or 124 after --timeout seconds).
 
 It answers CDash's submit protocol as CTest uses it: one HTTP/1.1 PUT per
 file to /submit.php?project=<p>&FileName=<name>&MD5=<md5>..., answered with
@@ -26,6 +26,7 @@ import hashlib
 import http.server
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -113,6 +114,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         return self.answer(200, cdash_answer("OK", "", md5, self.server.build_id), record)
 
     def refuse(self):
+        self.read_body()  # so that a kept-alive connection stays in step
         self.answer(405, "only PUT is supported\n", {"method": self.command, "path": self.path})
 
     do_GET = do_POST = do_HEAD = refuse
@@ -150,10 +152,15 @@ def main():
     env["KBENCH_CDASH_SUBMIT_URL"] = "http://127.0.0.1:%d/submit.php?project=%s" % (
         server.server_address[1], args.project)
     sys.stdout.flush()
+    # Its own process group, so a timeout ends the whole tree (ctest -S
+    # and the configure, build and tests it started), not just its root.
+    child = subprocess.Popen(command, env=env, start_new_session=True)
     try:
-        rc = subprocess.run(command, env=env, timeout=args.timeout).returncode
+        rc = child.wait(timeout=args.timeout)
     except subprocess.TimeoutExpired:
         print("cdash_receiver: %s ran past %g s" % (command[0], args.timeout), file=sys.stderr)
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
         rc = 124
     server.shutdown()
     server.server_close()

@@ -17,7 +17,8 @@ Asserts that
   * with --uploads, Upload.xml carries those files (base64, non-empty);
   * with --coverage, Coverage.xml covers the harness (benchtests/src) and no
     kernel, and DynamicAnalysis.xml (memcheck) lists tests;
-  * the token appears in none of the --scan files or directories.
+  * the token appears in none of the --scan files or directories, nor in
+    any decoded attachment or upload of the received XML.
 Prints one line per check and exits 1 listing every failure.
 """
 
@@ -31,9 +32,6 @@ import sys
 import tarfile
 import xml.etree.ElementTree as ET
 
-PART_FILES = {"DynamicAnalysis": "DynamicAnalysis.xml"}
-
-
 class Checker:
     def __init__(self):
         self.failures = []
@@ -46,7 +44,10 @@ class Checker:
 
 
 def load_requests(store):
-    with open(os.path.join(store, "requests.jsonl")) as log:
+    path = os.path.join(store, "requests.jsonl")
+    if not os.path.isfile(path):
+        sys.exit("check_submission: %s: missing: nothing reached the receiver" % path)
+    with open(path) as log:
         return [json.loads(line) for line in log if line.strip()]
 
 
@@ -63,11 +64,11 @@ def check_requests(chk, requests, parts, token_required, retried):
     chk.expect(all(r.get("method") == "PUT" for r in requests), "every request is a PUT")
     chk.expect(all(r.get("md5_ok") for r in requests), "every body matched its MD5 parameter")
     if token_required:
-        bad = [r["file"] for r in requests if r.get("auth") != "ok"]
+        bad = [r.get("file", r.get("path")) for r in requests if r.get("auth") != "ok"]
         chk.expect(not bad, "every request carried the bearer token %s" % (bad or ""))
     if retried:
-        refused = [r["file"] for r in requests if r.get("status") == 503]
-        again = [f for f in refused if f in {r["file"] for r in accepted}]
+        refused = [r.get("file") for r in requests if r.get("status") == 503]
+        again = [f for f in refused if f in {r.get("file") for r in accepted}]
         chk.expect(refused and again == refused, "refused PUTs were retried and accepted: %s" % refused)
 
 
@@ -129,7 +130,7 @@ def check_tests(chk, store, results_dir, baselined):
     chk.expect(any(".cpu." in r or ".cuda." in r or ".hip." in r for r in results),
                "the run wrote kernel results (%d result files)" % len(results))
     for name in baselined:
-        chk.expect(not name or name + ".json" in results, "%s wrote its result" % name)
+        chk.expect(name + ".json" in results, "%s wrote its result" % name)
     for name in results:
         with open(os.path.join(results_dir, name)) as f:
             result = json.load(f)
@@ -184,6 +185,9 @@ def check_coverage(chk, store):
 def check_no_token(chk, token, paths):
     leaks = []
     needle = token.encode()
+    missing = [p for p in paths if not os.path.exists(p)]
+    chk.expect(paths and not missing,
+               "paths to scan for the token exist %s" % (missing or ("" if paths else "(none given)")))
     for path in paths:
         walk = [(path, [], [""])] if os.path.isfile(path) else os.walk(path)
         for root, _, names in walk:
@@ -194,6 +198,35 @@ def check_no_token(chk, token, paths):
                         leaks.append(full)
     chk.expect(not leaks, "the token appears in none of %d scanned paths %s"
                % (len(paths), leaks or ""))
+
+
+def decoded_payloads(store):
+    """Every base64 payload of the received XML (attached files, uploads),
+    decoded and, when it is a gzipped tar, unpacked: (where, bytes)."""
+    for name in sorted(os.listdir(store)):
+        if not name.endswith(".xml"):
+            continue
+        for element in ET.parse(os.path.join(store, name)).iter():
+            if element.get("encoding") != "base64":
+                continue
+            text = element.findtext("Value") if element.find("Value") is not None else element.text
+            data = base64.b64decode(text or "")
+            yield name, data
+            try:
+                with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+                    for member in tar.getmembers():
+                        if member.isfile():
+                            yield name + ":" + member.name, tar.extractfile(member).read()
+            except tarfile.TarError:
+                pass
+
+
+def check_no_token_inside(chk, token, store):
+    needle = token.encode()
+    payloads = list(decoded_payloads(store))
+    leaks = [where for where, data in payloads if needle in data]
+    chk.expect(payloads and not leaks, "the token is in none of the %d decoded attachments "
+               "and uploads %s" % (len(payloads), leaks or ""))
 
 
 def main():
@@ -214,13 +247,14 @@ def main():
         parser.error("--token-env %s: the variable is not set" % args.token_env)
     check_requests(chk, load_requests(args.store), args.parts.split(","), bool(token),
                    args.retried)
-    check_tests(chk, args.store, args.results, args.baselined.split(","))
+    check_tests(chk, args.store, args.results, [b for b in args.baselined.split(",") if b])
     if args.uploads:
         check_uploads(chk, args.store, args.uploads.split(","))
     if args.coverage:
         check_coverage(chk, args.store)
     if token:
         check_no_token(chk, token, args.scan)
+        check_no_token_inside(chk, token, args.store)
     if chk.failures:
         print("%d check(s) failed" % len(chk.failures))
         return 1

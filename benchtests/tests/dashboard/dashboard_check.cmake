@@ -107,4 +107,8 @@ run("check the submission" 0 "${WORK}/check.log" ${check} --retried --coverage
   --uploads summary.md,summary.json,summary.svg,regressions.md,coverage.xml
   --scan "${WORK}/dashboard.log" "${WORK}/build/Testing" "${WORK}/received")
 run("the checker notices a missing part" 1 "${WORK}/check-missing.log" ${check}
-  --parts Configure,NoSuchPart)
+  --parts Configure,NoSuchPart --scan "${WORK}/dashboard.log")
+file(READ "${WORK}/check-missing.log" missing)
+if(NOT missing MATCHES "FAIL: part NoSuchPart arrived once" OR NOT missing MATCHES "1 check[(]s[)] failed")
+  message(FATAL_ERROR "the checker failed, but not (only) for the missing part: ${WORK}/check-missing.log")
+endif()

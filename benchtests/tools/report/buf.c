@@ -40,15 +40,24 @@ void kb_buf_puts(kb_buf *b, const char *s) {
     b->len += n;
 }
 
-/* Length of the valid UTF-8 sequence at s, 0 when it is not one. */
+/* Length of the UTF-8 sequence at s when it is one that XML 1.0 allows
+ * (shortest form, no surrogate, at most U+10FFFF, not U+FFFE or U+FFFF),
+ * 0 otherwise. */
 static size_t utf8_len(const unsigned char *s) {
+    static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
     size_t n = s[0] < 0x80         ? 1
                : (s[0] >> 5) == 6  ? 2
                : (s[0] >> 4) == 14 ? 3
                : (s[0] >> 3) == 30 ? 4
                                    : 0;
-    for (size_t i = 1; i < n; ++i)
+    unsigned long cp = n == 1 ? s[0] : s[0] & (0x7F >> n);
+    for (size_t i = 1; i < n; ++i) {
         if ((s[i] & 0xC0) != 0x80) return 0;
+        cp = cp << 6 | (s[i] & 0x3F);
+    }
+    if (n > 1 && (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) ||
+                  cp == 0xFFFE || cp == 0xFFFF))
+        return 0;
     return n;
 }
 

@@ -13,7 +13,8 @@ typedef struct kb_buf {
 
 void kb_buf_printf(kb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kb_buf_puts(kb_buf *b, const char *s);
-/* s with XML's special characters as entities. */
+/* s with XML's special characters as entities; a character XML 1.0 does not
+ * allow (a control character, invalid UTF-8) becomes '?'. */
 void kb_buf_xml(kb_buf *b, const char *s);
 /* The one double argument printed with fmt into out, or "-" for a figure
  * the result does not report (not finite). Returns what to print. */

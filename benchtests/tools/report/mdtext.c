@@ -1,5 +1,6 @@
 #include "mdtext.h"
 
+#include <ctype.h>
 #include <string.h>
 
 /* The longest run of backticks in s. */
@@ -40,6 +41,16 @@ void kb_md_fence(kb_buf *b, const char *text) {
     kb_buf_puts(b, "\n");
 }
 
+/* An object's key as plain text followed by a space: Markdown's punctuation
+ * backslash-escaped, a line break as a space. */
+static void key_text(kb_buf *b, const char *key) {
+    for (; *key; ++key) {
+        char c[3] = {'\\', *key == '\n' || *key == '\r' ? ' ' : *key, '\0'};
+        kb_buf_puts(b, ispunct((unsigned char)*key) ? c : c + 1);
+    }
+    kb_buf_puts(b, " ");
+}
+
 void kb_md_value(kb_buf *b, const cJSON *v, int in_table) {
     if (cJSON_IsString(v)) {
         kb_md_code(b, v->valuestring, in_table);
@@ -50,7 +61,7 @@ void kb_md_value(kb_buf *b, const cJSON *v, int in_table) {
     } else if (cJSON_IsObject(v) || cJSON_IsArray(v)) {
         for (const cJSON *it = v->child; it; it = it->next) {
             if (it != v->child) kb_buf_puts(b, ", ");
-            if (it->string) kb_buf_printf(b, "%s ", it->string);
+            if (it->string) key_text(b, it->string);
             kb_md_value(b, it, in_table);
         }
     } else {

@@ -47,9 +47,11 @@ static void rules(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
         kb_md_fence(b, c->acc_failures);
         kb_buf_puts(b, "\n");
     }
-    if (strcmp(c->verdict, "regression") != 0 && !*c->acc_failures)
-        kb_buf_printf(b, "**Rule**: the result marks the case failed (latency verdict `%s`).\n\n",
-                      c->verdict);
+    if (strcmp(c->verdict, "regression") != 0 && !*c->acc_failures) {
+        kb_buf_puts(b, "**Rule**: the result marks the case failed (latency verdict ");
+        kb_md_code(b, c->verdict, 0);
+        kb_buf_puts(b, ").\n\n");
+    }
 }
 
 /* A row of measured and baseline figures, each with `digits` significant

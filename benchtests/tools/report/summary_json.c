@@ -36,7 +36,8 @@ static cJSON *case_json(const kb_sum_case *c) {
     add_num(o, "baseline_median_ms", c->base_ms);
     add_num(o, "baseline_rmse", c->base_rmse);
     if (*c->acc_failures) cJSON_AddStringToObject(o, "accuracy_failures", c->acc_failures);
-    if (*c->error) cJSON_AddStringToObject(o, c->passed ? "skipped" : "error", c->error);
+    if (strcmp(c->verdict, "error") == 0 || strcmp(c->verdict, "skipped") == 0)
+        cJSON_AddStringToObject(o, c->verdict, c->error);
     add_comparison(o, c);
     return o;
 }

@@ -324,11 +324,14 @@ static void pct_mark(kb_buf *b, const layout *l, const kb_sum_test *t, double y)
 
 /* The row's tooltip: the worst case and the best bandwidth in words. */
 static void tooltip(kb_buf *b, const kb_sum_test *t) {
-    char s[512], pct[32];
+    char s[512], worst[300], pct[32];
     const kb_sum_case *w = t->worst >= 0 ? &t->cases[t->worst] : NULL;
-    snprintf(s, sizeof s, "%s: %s; worst ratio %.3f (%s %s); best %s of peak bandwidth", t->name,
-             kb_sum_class_name(t->cls), w ? w->ratio : NAN, w ? w->name : "no baseline",
-             w ? w->variant : "", kb_fig(pct, sizeof pct, "%.0f%%", t->best_pct));
+    if (w)
+        snprintf(worst, sizeof worst, "worst ratio %.3f (%s %s)", w->ratio, w->name, w->variant);
+    else
+        snprintf(worst, sizeof worst, "no baseline");
+    snprintf(s, sizeof s, "%s: %s; %s; best %s of peak bandwidth", t->name,
+             kb_sum_class_name(t->cls), worst, kb_fig(pct, sizeof pct, "%.0f%%", t->best_pct));
     kb_buf_puts(b, "<title>");
     kb_buf_xml(b, s);
     kb_buf_puts(b, "</title>\n");
