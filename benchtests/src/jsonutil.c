@@ -68,31 +68,54 @@ static const char *dot(const char *field) {
     return field[0] ? "." : "";
 }
 
-int kb_json_number(const cJSON *obj, const char *key, int required, double *out, const char *file,
-                   const char *field, kb_err *err) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) {
+/* obj[key] when present and of the type `is` accepts: 0 with *out NULL
+ * for an absent optional key; an error naming the field otherwise. */
+static int member(const cJSON *obj, const char *key, int required, cJSON_bool (*is)(const cJSON *),
+                  const char *what, const cJSON **out, const char *file, const char *field,
+                  kb_err *err) {
+    *out = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!*out) {
         if (!required) return 0;
         return kb_fail(err, "%s: field '%s%s%s': missing", file, field, dot(field), key);
     }
-    if (!cJSON_IsNumber(v))
-        return kb_fail(err, "%s: field '%s%s%s': expected a number", file, field, dot(field), key);
-    *out = v->valuedouble;
+    if (!is(*out)) {
+        *out = NULL;
+        return kb_fail(err, "%s: field '%s%s%s': expected %s", file, field, dot(field), key, what);
+    }
     return 0;
+}
+
+int kb_json_number(const cJSON *obj, const char *key, int required, double *out, const char *file,
+                   const char *field, kb_err *err) {
+    const cJSON *v;
+    if (member(obj, key, required, cJSON_IsNumber, "a number", &v, file, field, err) != 0)
+        return -1;
+    if (v) *out = v->valuedouble;
+    return 0;
+}
+
+int kb_json_text(const cJSON *obj, const char *key, int required, const char **out,
+                 const char *file, const char *field, kb_err *err) {
+    const cJSON *v;
+    if (member(obj, key, required, cJSON_IsString, "a string", &v, file, field, err) != 0)
+        return -1;
+    if (v) *out = v->valuestring;
+    return 0;
+}
+
+int kb_json_object(const cJSON *obj, const char *key, int required, const cJSON **out,
+                   const char *file, const char *field, kb_err *err) {
+    return member(obj, key, required, cJSON_IsObject, "an object", out, file, field, err);
 }
 
 int kb_json_string(const cJSON *obj, const char *key, int required, char *out, size_t size,
                    const char *file, const char *field, kb_err *err) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) {
-        if (!required) return 0;
-        return kb_fail(err, "%s: field '%s%s%s': missing", file, field, dot(field), key);
-    }
-    if (!cJSON_IsString(v))
-        return kb_fail(err, "%s: field '%s%s%s': expected a string", file, field, dot(field), key);
-    if (strlen(v->valuestring) >= size)
+    const char *v = NULL;
+    if (kb_json_text(obj, key, required, &v, file, field, err) != 0) return -1;
+    if (!v) return 0;
+    if (strlen(v) >= size)
         return kb_fail(err, "%s: field '%s%s%s': longer than %zu characters", file, field,
                        dot(field), key, size - 1);
-    strcpy(out, v->valuestring);
+    strcpy(out, v);
     return 0;
 }

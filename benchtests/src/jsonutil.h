@@ -19,5 +19,11 @@ int kb_json_number(const cJSON *obj, const char *key, int required, double *out,
                    const char *field, kb_err *err);
 int kb_json_string(const cJSON *obj, const char *key, int required, char *out, size_t size,
                    const char *file, const char *field, kb_err *err);
+/* obj[key] as a string pointing into the JSON, or as an object; *out is
+ * left unchanged (text) or NULL (object) when an optional key is absent. */
+int kb_json_text(const cJSON *obj, const char *key, int required, const char **out,
+                 const char *file, const char *field, kb_err *err);
+int kb_json_object(const cJSON *obj, const char *key, int required, const cJSON **out,
+                   const char *file, const char *field, kb_err *err);
 
 #endif

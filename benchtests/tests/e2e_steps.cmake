@@ -1,13 +1,13 @@
 # Steps shared by the end-to-end scripts (include()d by e2e_gate.cmake,
-# e2e_modes.cmake and e2e_variants.cmake): run the driver with the script's
-# ${common} arguments and check its exit status, then look for text in what
-# it printed or for values in the JSON it wrote.
+# e2e_modes.cmake, e2e_variants.cmake and e2e_report.cmake): run a command,
+# or the driver with the script's ${common} arguments, and check its exit
+# status, then look for text in what it printed or for values in the JSON it
+# wrote.
 
-# Runs ${DRIVER} ${common} <extra args>, shows its output and fails unless
-# it exits with expect_rc; leaves stdout + stderr in step_output.
-function(run_driver label expect_rc)
-  execute_process(COMMAND "${DRIVER}" ${common} ${ARGN}
-    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+# Runs the command ARGN, shows its output and fails unless it exits with
+# expect_rc; leaves stdout + stderr in step_output.
+function(run_step label expect_rc)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   # Measurement tags would be cut out of this test's stored output by CTest;
   # show the step's output without them.
   string(REGEX REPLACE "<CTestMeasurement[^\n]*\n" "" shown "${out}")
@@ -16,6 +16,12 @@ function(run_driver label expect_rc)
     message(FATAL_ERROR "${label}: expected exit ${expect_rc}, got ${rc}")
   endif()
   set(step_output "${out}${err}" PARENT_SCOPE)
+endfunction()
+
+# run_step on ${DRIVER} ${common} <extra args>.
+function(run_driver label expect_rc)
+  run_step("${label}" ${expect_rc} "${DRIVER}" ${common} ${ARGN})
+  set(step_output "${step_output}" PARENT_SCOPE)
 endfunction()
 
 function(expect_text label text)

@@ -14,10 +14,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-static const char *dot(const char *field) {
-    return field[0] ? "." : "";
-}
-
 static const cJSON *member(const cJSON *o, const char *key) {
     return cJSON_GetObjectItemCaseSensitive(o, key);
 }
@@ -25,14 +21,8 @@ static const cJSON *member(const cJSON *o, const char *key) {
 /* obj[key] as a string pointing into the JSON ("" when absent and optional). */
 static int text(const cJSON *o, const char *key, int required, const char **out, const char *file,
                 const char *field, kb_err *err) {
-    const cJSON *v = member(o, key);
     *out = "";
-    if (!v && !required) return 0;
-    if (!v) return kb_fail(err, "%s: field '%s%s%s': missing", file, field, dot(field), key);
-    if (!cJSON_IsString(v))
-        return kb_fail(err, "%s: field '%s%s%s': expected a string", file, field, dot(field), key);
-    *out = v->valuestring;
-    return 0;
+    return kb_json_text(o, key, required, out, file, field, err);
 }
 
 /* obj[key] as a number; NAN when absent or null and optional. */
@@ -43,23 +33,12 @@ static int number(const cJSON *o, const char *key, int required, double *out, co
     return kb_json_number(o, key, required, out, file, field, err);
 }
 
-/* obj[key] as an object (NULL when absent and optional). */
-static int object(const cJSON *o, const char *key, int required, const cJSON **out,
-                  const char *file, const char *field, kb_err *err) {
-    *out = member(o, key);
-    if (!*out && !required) return 0;
-    if (!*out) return kb_fail(err, "%s: field '%s%s%s': missing", file, field, dot(field), key);
-    if (!cJSON_IsObject(*out))
-        return kb_fail(err, "%s: field '%s%s%s': expected an object", file, field, dot(field), key);
-    return 0;
-}
-
 static int load_accuracy(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                          kb_err *err) {
     const cJSON *acc;
     char path[64];
     snprintf(path, sizeof path, "%s.accuracy", field);
-    if (object(c, "accuracy", 1, &acc, file, field, err) != 0 ||
+    if (kb_json_object(c, "accuracy", 1, &acc, file, field, err) != 0 ||
         number(acc, "rmse", 1, &k->rmse, file, path, err) != 0 ||
         number(acc, "max_abs_err", 0, &k->max_abs, file, path, err) != 0)
         return -1;
@@ -71,7 +50,7 @@ static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const 
     const cJSON *lat;
     char path[64];
     snprintf(path, sizeof path, "%s.latency", field);
-    if (object(c, "latency", 1, &lat, file, field, err) != 0 ||
+    if (kb_json_object(c, "latency", 1, &lat, file, field, err) != 0 ||
         text(lat, "verdict", 1, &k->verdict, file, path, err) != 0)
         return -1;
     static const char *const keys[] = {"ratio",         "first_ratio", "baseline_median_ms",
@@ -89,7 +68,7 @@ static int load_comparison(const cJSON *c, kb_sum_case *k, const char *file, con
     const cJSON *cmp;
     char path[64];
     snprintf(path, sizeof path, "%s.comparison", field);
-    if (object(c, "comparison", 0, &cmp, file, field, err) != 0) return -1;
+    if (kb_json_object(c, "comparison", 0, &cmp, file, field, err) != 0) return -1;
     if (!cmp) return 0;
     if (text(cmp, "with", 1, &k->compare_to, file, path, err) != 0 ||
         number(cmp, "speedup", 1, &k->speedup, file, path, err) != 0)
@@ -174,7 +153,7 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
         text(r, "case_set", 0, &t->case_set, f, "", err) != 0 ||
         number(r, "latency_tolerance", 1, &t->latency_tol, f, "", err) != 0 ||
         number(r, "accuracy_drift", 0, &t->accuracy_drift, f, "", err) != 0 ||
-        object(r, "environment", 0, &t->env, f, "", err) != 0)
+        kb_json_object(r, "environment", 0, &t->env, f, "", err) != 0)
         return -1;
     if (strcmp(t->status, "passed") != 0 && strcmp(t->status, "failed") != 0 &&
         strcmp(t->status, "error") != 0)

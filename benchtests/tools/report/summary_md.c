@@ -43,8 +43,8 @@ static void rule_words(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     if (!*sep && !*c->acc_failures) kb_buf_puts(b, "failed (see regressions.md)");
 }
 
-static void regression_row(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
-    char m[32], base[32], r[32], rmse[32], brmse[32];
+/* The row's first cells, "| `test` | `case` | `variant` | ", up to the next cell. */
+static void case_cells(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     kb_buf_puts(b, "| ");
     kb_md_code(b, t->name, 1);
     kb_buf_puts(b, " | ");
@@ -52,6 +52,11 @@ static void regression_row(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c
     kb_buf_puts(b, " | ");
     kb_md_code(b, c->variant, 1);
     kb_buf_puts(b, " | ");
+}
+
+static void regression_row(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    char m[32], base[32], r[32], rmse[32], brmse[32];
+    case_cells(b, t, c);
     rule_words(b, t, c);
     if (!isfinite(c->median_ms)) {
         kb_buf_puts(b, " | - | - | - |\n");
@@ -200,13 +205,7 @@ static void speedups(kb_buf *b, const kb_sum_run *run) {
             if (!any++)
                 kb_buf_puts(b, "| test | case | variant | compared with | speedup | "
                                "memory traffic saved |\n|---|---|---|---|--:|--:|\n");
-            kb_buf_puts(b, "| ");
-            kb_md_code(b, t->name, 1);
-            kb_buf_puts(b, " | ");
-            kb_md_code(b, c->name, 1);
-            kb_buf_puts(b, " | ");
-            kb_md_code(b, c->variant, 1);
-            kb_buf_puts(b, " | ");
+            case_cells(b, t, c);
             kb_md_code(b, c->compare_to, 1);
             kb_buf_printf(b, " | %s | %s |\n", kb_fig(sp, sizeof sp, "x%.2f", c->speedup),
                           kb_fig(saved, sizeof saved, "%.0f %%", 100.0 * c->bytes_saved));
