@@ -18,7 +18,10 @@ typedef struct kb_backend {
     void (*release)(void *p);
     int (*upload)(void *dst, const void *src, size_t bytes, kb_err *err);
     int (*download)(void *dst, const void *src, size_t bytes, kb_err *err);
-    /* Times `reps` back-to-back calls of fn(a); elapsed milliseconds in *ms. */
+    /* Times `reps` back-to-back calls of fn(a); elapsed milliseconds in *ms.
+     * Returns 0, KB_TIMED_DISTURBED when the host clock measured time the
+     * timing thread spent off its CPU (disturb.h; host-timed backends), or
+     * -1 when a call failed. */
     int (*time_calls)(kb_impl_fn fn, const kb_args *a, int reps, double *ms);
     /* Times `reps` streaming passes reading `bytes` of src and writing as
      * many to dst (buffers from alloc; the CPU scales, GPUs use the runtime's
@@ -47,6 +50,8 @@ typedef struct kb_backend {
     /* Adds backend-specific fields to the environment record. */
     void (*describe)(cJSON *env);
 } kb_backend;
+
+#define KB_TIMED_DISTURBED 1
 
 /* The backend of that name compiled into this driver, or NULL. */
 const kb_backend *kb_backend_find(const char *name);

@@ -13,13 +13,16 @@ kb_gate_cfg kb_gate_defaults(void) {
         .accuracy_drift = 1e-3,
         .confirm_rounds = 3,
         .alpha = 0.001,
+        .ab_min_pairs = 6,
+        .ab_max_pairs = 30,
+        .ab_max_time_s = 4.0,
     };
 }
 
 const char *kb_latency_verdict_name(kb_latency_verdict v) {
     static const char *const names[] = {"ok",         "cleared", "inconclusive", "machine_drift",
                                         "regression", "pending", "no_baseline",  "other_hardware",
-                                        "recorded"};
+                                        "recorded",   "faster",  "new"};
     return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
 }
 
@@ -95,7 +98,8 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
     double spread_base = relative_spread(base->samples_ms, base->n_samples);
     d.noise = 0.5 * widest(spread_now, spread_base, round_spread(base));
     d.p_value = significance(&rounds[d.best], base, cfg->latency_tol);
-    if (!(d.ratio > limit + d.noise && d.p_value < cfg->alpha)) {
+    if (!(d.ratio > limit + d.noise && d.p_value < cfg->alpha) ||
+        rounds[d.best].disturbed_kept > 0) {
         d.verdict = KB_LAT_INCONCLUSIVE;
         return d;
     }
@@ -104,6 +108,25 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
      * smaller drift is what the tolerance is for. */
     int drifted = d.drift > limit && !(d.ratio / d.drift > limit + d.noise);
     d.verdict = drifted ? KB_LAT_MACHINE_DRIFT : KB_LAT_REGRESSION;
+    return d;
+}
+
+kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, int final) {
+    kb_ab_decision d = {KB_LAT_PENDING, n, NAN, NAN, NAN};
+    if (n < 1 || kb_median_sign_ci(ratios, (size_t)n, &d.ratio, &d.ci_lo, &d.ci_hi) != 0) {
+        if (final) d.verdict = KB_LAT_INCONCLUSIVE;
+        return d;
+    }
+    if (n < cfg->ab_min_pairs && !final) return d;
+    const double limit = 1.0 + cfg->latency_tol;
+    if (d.ci_lo > limit)
+        d.verdict = KB_LAT_REGRESSION;
+    else if (d.ci_hi < 1.0 / limit)
+        d.verdict = KB_LAT_FASTER;
+    else if (d.ci_hi <= limit)
+        d.verdict = KB_LAT_OK;
+    else if (final)
+        d.verdict = KB_LAT_INCONCLUSIVE;
     return d;
 }
 

@@ -15,6 +15,10 @@ typedef struct kb_gate_cfg {
     double accuracy_drift; /* allowed |rmse - baseline rmse| (KBENCH_ACCURACY_DRIFT) */
     int confirm_rounds;    /* re-measurements that must all confirm a slowdown */
     double alpha;          /* significance level of the distribution test */
+    /* A/B mode (ab.h): pairs measured at least / at most, and the wall time
+     * after which no pair is added once the minimum is reached. */
+    int ab_min_pairs, ab_max_pairs;
+    double ab_max_time_s;
 } kb_gate_cfg;
 
 kb_gate_cfg kb_gate_defaults(void);
@@ -28,18 +32,22 @@ typedef enum kb_latency_verdict {
     KB_LAT_PENDING,        /* slow so far: measure another round */
     KB_LAT_NO_BASELINE,    /* nothing to compare with */
     KB_LAT_OTHER_HARDWARE, /* the baseline was recorded on different hardware */
-    KB_LAT_RECORDED        /* update mode: the measurement became the baseline */
+    KB_LAT_RECORDED,       /* update mode: the measurement became the baseline */
+    KB_LAT_FASTER,         /* A/B: the head is confidently faster than the base beyond tolerance */
+    KB_LAT_NEW             /* A/B: the base has no such case: nothing to compare with */
 } kb_latency_verdict;
 
 const char *kb_latency_verdict_name(kb_latency_verdict v);
 
-/* One round of samples (per-call milliseconds), its median, and the
- * bandwidth probe measured right after it (0 when not measured). */
+/* One round of samples (per-call milliseconds), its median, the bandwidth
+ * probe measured right after it (0 when not measured), and how many of its
+ * samples were disturbed but kept (the thread kept losing its CPU). */
 typedef struct kb_round {
     const double *ms;
     int n;
     double median;
     double probe_gbps;
+    int disturbed_kept;
 } kb_round;
 
 typedef struct kb_latency_decision {
@@ -59,12 +67,29 @@ typedef struct kb_latency_decision {
  * round's samples, that of the baseline's samples, and the relative spread
  * of the baseline's recorded round medians), and the best round is
  * significantly slower
- * than the baseline's samples scaled by (1 + tolerance). When the machine's
+ * than the baseline's samples scaled by (1 + tolerance), and the best round
+ * holds no disturbed samples (a round that had to keep them measured the
+ * neighbour as much as the kernel: inconclusive). When the machine's
  * bandwidth probe is slower than at recording by more than the tolerance, the
  * slowdown must also hold after dividing the ratio by the probe's slowdown;
  * if it does not, the verdict is KB_LAT_MACHINE_DRIFT. */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);
+
+/* The A/B decision on n paired ratios (head median / base median, one per
+ * pair of interleaved rounds): their median and its distribution-free 95 %
+ * confidence interval (sign test). REGRESSION when the interval lies above
+ * 1 + tolerance, FASTER when it lies below 1 / (1 + tolerance), OK when its
+ * upper end is within 1 + tolerance; otherwise PENDING, or INCONCLUSIVE
+ * when `final` (no more pairs will come). PENDING too below ab_min_pairs. */
+typedef struct kb_ab_decision {
+    kb_latency_verdict verdict;
+    int n_pairs;
+    double ratio;        /* median of the pair ratios */
+    double ci_lo, ci_hi; /* its 95 % interval */
+} kb_ab_decision;
+
+kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, int final);
 
 /* Checks the output against the manifest tolerance and the baseline RMSE
  * (base may be NULL). Returns the number of rules that fired and describes

@@ -12,14 +12,18 @@
 #include "kb_config.h"
 #include "manifest.h"
 #include "options.h"
+#include "partner.h"
 #include "report.h"
 #include "runner.h"
 #include "timer.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { EXIT_PASS = 0, EXIT_FAILED = 1, EXIT_ERROR = 2, EXIT_SKIP = 77 };
 
@@ -33,6 +37,8 @@ typedef struct driver {
     kb_calibration cal;
     const kb_impl *impls[KB_MAX_IMPLS];
     int n_impls;
+    kb_ab_setup ab;
+    char ab_note[1024];
 } driver;
 
 static int error_exit(const char *msg) {
@@ -200,6 +206,7 @@ static int write_result(const driver *d, const kb_report *rep, const char *statu
 static const char *baseline_note(const driver *d, const kb_case_result *res, int n) {
     static char note[1200];
     if (d->opt.calibrate) return "calibration run: latency not gated";
+    if (d->ctx.ab) return d->ab_note;
     if (!d->baseline.root) return "no baseline file: latency not gated";
     for (int i = 0; i < n; ++i) {
         if (res[i].lat.verdict != KB_LAT_OTHER_HARDWARE) continue;
@@ -255,6 +262,125 @@ static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *er
     return rc != 0 ? EXIT_ERROR : failed ? EXIT_FAILED : EXIT_PASS;
 }
 
+/* ---- A/B mode: the head starts the base's driver as its partner -------- */
+
+/* The name this driver was started under (kbench-<kernel>[-cuda|-hip]):
+ * the base build's driver of the same kernel and backend has it too. */
+static void own_name(const char *argv0, char *out, size_t size) {
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n > 0)
+        path[n] = '\0';
+    else
+        snprintf(path, sizeof path, "%s", argv0);
+    const char *slash = strrchr(path, '/');
+    snprintf(out, size, "%s", slash ? slash + 1 : path);
+}
+
+/* The base's manifest: this one's path moved from this build's source tree
+ * onto the base's; a manifest outside the tree is the same file for both. */
+static void base_manifest(const driver *d, char *out, size_t size) {
+    size_t n = strlen(KB_SOURCE_DIR);
+    const char *m = d->manifest.path;
+    if (d->opt.ab_source && strncmp(m, KB_SOURCE_DIR, n) == 0 && m[n] == '/')
+        snprintf(out, size, "%s%s", d->opt.ab_source, m + n);
+    else
+        snprintf(out, size, "%s", m);
+}
+
+static int start_ab(driver *d, const char *argv0, kb_err *err) {
+    char name[4096], manifest[4096], seed[32];
+    own_name(argv0, name, sizeof name);
+    snprintf(d->ab.exe, sizeof d->ab.exe, "%.2000s/%.2000s", d->opt.ab_base, name);
+    d->ab.ref = d->opt.ab_ref ? d->opt.ab_ref : d->opt.ab_base;
+    d->ctx.ab = &d->ab;
+    base_manifest(d, manifest, sizeof manifest);
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)d->opt.seed);
+    const char *why = access(d->ab.exe, X_OK) != 0  ? "the base build has no such driver"
+                      : access(manifest, R_OK) != 0 ? "the base has no such manifest"
+                                                    : NULL;
+    snprintf(d->ab_note, sizeof d->ab_note, "A/B against %.300s (%.600s)%s%s", d->ab.ref, d->ab.exe,
+             why ? ": every case new, " : "", why ? why : "");
+    if (why) return 0;
+    char *args[16] = {d->ab.exe,     "--partner",
+                      "--backend",   (char *)d->opt.backend,
+                      "--precision", (char *)d->opt.precision,
+                      "--manifest",  manifest,
+                      "--seed",      seed};
+    int n = 10;
+    if (d->opt.full) args[n++] = "--set", args[n++] = "full";
+    if (d->opt.cold_cache) args[n++] = "--cold-cache";
+    args[n] = NULL;
+    if (kb_partner_start(&d->ab.partner, d->ab.exe, args, err) != 0) return -1;
+    d->ab.has_partner = 1;
+    return 0;
+}
+
+/* ---- the base's side: serve an A/B head ---------------------------------- */
+
+typedef struct server {
+    driver *d;
+    kb_case_result r;
+    kb_case_session *session;
+} server;
+
+static const kb_impl *impl_of(const driver *d, const char *variant) {
+    for (int i = 0; i < d->n_impls; ++i)
+        if (strcmp(d->impls[i]->variant, variant) == 0) return d->impls[i];
+    return NULL;
+}
+
+static int serve_open(void *p, const char *variant, const char *case_name, kb_partner_case *status,
+                      double *rmse, double *max_abs, char *why, size_t why_size, kb_err *err) {
+    server *s = p;
+    const kb_case *c = kb_manifest_find_case(&s->d->manifest, case_name);
+    const kb_impl *impl = impl_of(s->d, variant);
+    *status = KB_PARTNER_ABSENT;
+    if (!c || !impl) return 0;
+    kb_case_result_free(&s->r);
+    memset(&s->r, 0, sizeof s->r);
+    s->r.c = c;
+    if (kb_manifest_counts(&s->d->manifest, c, s->d->ctx.prec, variant, &s->r.flops, &s->r.bytes,
+                           err) != 0)
+        return -1;
+    s->session = kb_case_open(&s->d->ctx, c, impl, &s->r);
+    if (!s->session && s->r.error) return kb_fail(err, "%s", s->r.error_msg);
+    *status = s->session ? KB_PARTNER_READY : KB_PARTNER_SKIP;
+    snprintf(why, why_size, "%s", s->r.skip_why);
+    *rmse = s->r.acc.rmse;
+    *max_abs = s->r.acc.max_abs;
+    return 0;
+}
+
+static int serve_round(void *p, int cpu, const kb_sampling *cfg, kb_samples *out, kb_err *err) {
+    return kb_case_round(((server *)p)->session, cpu, cfg, out, err);
+}
+
+static void serve_close(void *p) {
+    server *s = p;
+    kb_case_close(s->session);
+    s->session = NULL;
+}
+
+/* The protocol goes over the real stdout; everything else the driver or a
+ * kernel prints goes to stderr, so it cannot corrupt a message. The base
+ * ends with its head. */
+static int serve(driver *d) {
+    int fd = dup(STDOUT_FILENO);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!out || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        return error_exit("--partner: cannot set up the protocol stream");
+    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+    static server s;
+    s.d = d;
+    kb_partner_server srv = {&s, serve_open, serve_round, serve_close};
+    kb_err err = {{0}};
+    int rc = kb_partner_serve(&srv, d->manifest.name, stdin, out, &err);
+    kb_case_result_free(&s.r);
+    fclose(out);
+    return rc == 0 ? EXIT_PASS : error_exit(err.msg);
+}
+
 int main(int argc, char **argv) {
     static driver d;
     kb_err err = {{0}};
@@ -271,6 +397,7 @@ int main(int argc, char **argv) {
         list_cases(&d, d.ctx.prec);
         return EXIT_PASS;
     }
+    if (d.opt.partner) return serve(&d);
     if (needs_resource_spec())
         return error_exit("this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
                           "each needs a GPU of its own: run ctest with --resource-spec-file "
@@ -282,10 +409,17 @@ int main(int argc, char **argv) {
         printf("profile: %s\nhardware: %s\n", d.profile, d.hardware_id);
         return EXIT_PASS;
     }
-    /* Calibrating measures the machine: no baseline, no calibration to read. */
-    if (!d.opt.calibrate && (kb_baseline_open(&d.baseline, d.baseline_path, &err) != 0 ||
+    /* Calibrating measures the machine: no baseline, no calibration to read,
+     * nothing to compare with; A/B mode compares with the base, not the
+     * baseline. */
+    int ab = d.opt.ab_base && !d.opt.calibrate;
+    if (ab && d.opt.update)
+        return error_exit("A/B mode (--ab-base, KBENCH_AB_BASE) compares builds; it does not "
+                          "record baselines (unset KBENCH_UPDATE_BASELINES)");
+    if (!d.opt.calibrate && ((!ab && kb_baseline_open(&d.baseline, d.baseline_path, &err) != 0) ||
                              kb_calibration_read(&d.cal, d.calibration_path, d.ctx.backend->name,
-                                                 d.hardware_id, &err) != 0))
+                                                 d.hardware_id, &err) != 0 ||
+                             (ab && start_ab(&d, argv[0], &err) != 0)))
         return error_exit(err.msg);
     d.ctx.baseline = &d.baseline;
     d.ctx.hardware_id = d.hardware_id;
@@ -297,5 +431,6 @@ int main(int argc, char **argv) {
     int rc = n > 0 && skipped == n ? skip(res[0].skip_why) : finish(&d, res, n, skipped, &err);
     for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
     kb_baseline_close(&d.baseline);
+    if (d.ab.has_partner) kb_partner_stop(&d.ab.partner);
     return rc;
 }

@@ -33,6 +33,13 @@ enum {
     OPT_SET,
     OPT_CALIBRATE,
     OPT_CALIBRATION,
+    OPT_AB_BASE,
+    OPT_AB_SOURCE,
+    OPT_AB_REF,
+    OPT_AB_MIN_PAIRS,
+    OPT_AB_MAX_PAIRS,
+    OPT_AB_MAX_TIME,
+    OPT_PARTNER,
 };
 
 static const struct option long_options[] = {
@@ -64,6 +71,13 @@ static const struct option long_options[] = {
     {"set", required_argument, NULL, OPT_SET},
     {"calibrate", no_argument, NULL, OPT_CALIBRATE},
     {"calibration", required_argument, NULL, OPT_CALIBRATION},
+    {"ab-base", required_argument, NULL, OPT_AB_BASE},
+    {"ab-source", required_argument, NULL, OPT_AB_SOURCE},
+    {"ab-ref", required_argument, NULL, OPT_AB_REF},
+    {"ab-min-pairs", required_argument, NULL, OPT_AB_MIN_PAIRS},
+    {"ab-max-pairs", required_argument, NULL, OPT_AB_MAX_PAIRS},
+    {"ab-max-time", required_argument, NULL, OPT_AB_MAX_TIME},
+    {"partner", no_argument, NULL, OPT_PARTNER},
     {NULL, 0, NULL, 0},
 };
 
@@ -104,6 +118,17 @@ void kb_options_usage(FILE *f, const char *prog) {
             "                             and write the backend's attainable bandwidth\n"
             "      --calibration FILE     the calibration file read for %% of peak bandwidth\n"
             "                             (default <results dir>/calibration/<backend>.json)\n"
+            "A/B mode (build/bin/kbench-ab sets these; docs/ab.md):\n"
+            "      --ab-base DIR          env KBENCH_AB_BASE: compare with the driver of the\n"
+            "                             same name in DIR, measured interleaved, not with\n"
+            "                             the baseline\n"
+            "      --ab-source DIR        env KBENCH_AB_SOURCE: the base's source tree; a\n"
+            "                             --manifest inside this build's source maps onto it\n"
+            "      --ab-ref REF           env KBENCH_AB_REF: the base's name in reports\n"
+            "      --ab-min-pairs N       pairs of rounds at least (default 6), at most\n"
+            "      --ab-max-pairs N         (default 30, up to 64), and no pair begun after\n"
+            "      --ab-max-time S          S seconds on one case (default 4)\n"
+            "      --partner              serve as the base of an A/B head on stdin/stdout\n"
             "  -h, --help                 this text\n\n"
             "Exit status: 0 passed, 1 a check failed, 2 bad input or error, 77 skipped.\n",
             prog, KB_DEFAULT_BASELINE_DIR, KB_DEFAULT_PROFILE, KB_RESULTS_DIR);
@@ -168,6 +193,9 @@ static int read_env(kb_options *o, kb_err *err) {
         parse_double(v, 0.0, 1e30, &o->gate.accuracy_drift, "KBENCH_ACCURACY_DRIFT", err) != 0)
         return -1;
     if ((v = env("KBENCH_SEED")) && parse_seed(v, &o->seed, "KBENCH_SEED", err) != 0) return -1;
+    if ((v = env("KBENCH_AB_BASE"))) o->ab_base = v;
+    if ((v = env("KBENCH_AB_SOURCE"))) o->ab_source = v;
+    if ((v = env("KBENCH_AB_REF"))) o->ab_ref = v;
     return 0;
 }
 
@@ -209,6 +237,16 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
         return 0;
     case OPT_CALIBRATE: o->calibrate = 1; return 0;
     case OPT_CALIBRATION: o->calibration = arg; return 0;
+    case OPT_AB_BASE: o->ab_base = arg; return 0;
+    case OPT_AB_SOURCE: o->ab_source = arg; return 0;
+    case OPT_AB_REF: o->ab_ref = arg; return 0;
+    case OPT_AB_MIN_PAIRS:
+        return parse_int(arg, 1, 64, &o->gate.ab_min_pairs, "--ab-min-pairs", err);
+    case OPT_AB_MAX_PAIRS:
+        return parse_int(arg, 1, 64, &o->gate.ab_max_pairs, "--ab-max-pairs", err);
+    case OPT_AB_MAX_TIME:
+        return parse_double(arg, 0.0, 3600.0, &o->gate.ab_max_time_s, "--ab-max-time", err);
+    case OPT_PARTNER: o->partner = 1; return 0;
     default: return kb_fail(err, "unknown option (see --help)");
     }
 }
@@ -257,5 +295,8 @@ int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err) {
                        o->sampling.max_samples);
     if (o->sampling.min_time_s > o->sampling.max_time_s)
         return kb_fail(err, "--min-time is above --max-time");
+    if (o->gate.ab_min_pairs > o->gate.ab_max_pairs)
+        return kb_fail(err, "--ab-min-pairs %d is above --ab-max-pairs %d", o->gate.ab_min_pairs,
+                       o->gate.ab_max_pairs);
     return 0;
 }

@@ -32,6 +32,12 @@ typedef struct kb_options {
     kb_gate_cfg gate;
     int record_rounds;      /* rounds measured when recording; the fastest is kept */
     double confirm_pause_s; /* pause before the first confirmation round, doubling */
+    /* A/B mode (docs/ab.md): compare with the base build's driver instead of
+     * the baseline. */
+    const char *ab_base;   /* the base build's driver directory; NULL: not A/B */
+    const char *ab_source; /* the base's source tree (maps --manifest onto it) */
+    const char *ab_ref;    /* the base's git ref, for reports */
+    int partner;           /* serve as the base of an A/B head (partner.h) */
 } kb_options;
 
 /* Fills o from the environment and argv. Returns 0, or -1 with a message

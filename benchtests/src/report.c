@@ -19,6 +19,8 @@ static const char *verdict_text(const kb_case_result *r) {
     case KB_LAT_NO_BASELINE: return "ok (no baseline)";
     case KB_LAT_OTHER_HARDWARE: return "ok (baseline from other hardware)";
     case KB_LAT_RECORDED: return "recorded";
+    case KB_LAT_FASTER: return "ok (faster than base)";
+    case KB_LAT_NEW: return "ok (new: not in base)";
     default: return "?";
     }
 }
@@ -63,6 +65,10 @@ static void print_device_notes(FILE *f, const kb_case_result *r) {
         fprintf(f, "  %s %s: clocks limited (%s): %d samples dropped, %d kept\n", r->c->name,
                 r->variant, names, best->dropped, best->suspect_kept);
     }
+    if (best->disturbed || best->disturbed_kept)
+        fprintf(f, "  %s %s: thread lost its CPU during %d samples: %d dropped, %d kept\n",
+                r->c->name, r->variant, best->disturbed + best->disturbed_kept, best->disturbed,
+                best->disturbed_kept);
 }
 
 /* A variant against the one it is compared with: speedup and traffic. */
@@ -120,6 +126,22 @@ static void print_drift_note(FILE *f, const kb_report *rep, const kb_case_result
     print_rounds(f, r);
 }
 
+/* A/B: every pair's medians and ratio, then the interval that decided. */
+static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_result *r) {
+    const kb_ab_result *ab = &r->ab;
+    fprintf(f,
+            "  latency:    head %.4f ms vs base %.4f ms (%s): ratio x%.3f, 95%% interval "
+            "[%.3f, %.3f] over %d pairs\n",
+            r->stats.median, r->base.median_ms, ctx->ab->ref, ab->decision.ratio,
+            ab->decision.ci_lo, ab->decision.ci_hi, ab->n_pairs);
+    fprintf(f, "  pairs:      ");
+    for (int i = 0; i < ab->n_pairs; ++i) fprintf(f, "%sx%.3f", i ? ", " : "", ab->pairs[i].ratio);
+    fprintf(f,
+            "\n  rule:       the interval's lower end is above x%.2f (tolerance %.0f %%): "
+            "the head is slower than the base beyond doubt\n",
+            1.0 + ctx->opt->gate.latency_tol, 100.0 * ctx->opt->gate.latency_tol);
+}
+
 static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
     const kb_run_ctx *ctx = rep->ctx;
     fprintf(f, "\n---- FAILED %s  case %s  variant %s\n", rep->test_name, r->c->name, r->variant);
@@ -135,7 +157,9 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
                 ctx->manifest->tol[ctx->prec].max_abs, ctx->manifest->path);
         fprintf(f, "  rule:       %s", r->acc_why);
     }
-    if (r->lat.verdict == KB_LAT_REGRESSION) {
+    if (r->lat.verdict == KB_LAT_REGRESSION && ctx->ab) {
+        print_ab_failure(f, ctx, r);
+    } else if (r->lat.verdict == KB_LAT_REGRESSION) {
         fprintf(f, "  latency:    median %.4f ms vs baseline %.4f ms (x%.3f; recorded %s)\n",
                 r->stats.median, r->base.median_ms, r->lat.ratio, r->base.recorded_at);
         print_rounds(f, r);
@@ -181,6 +205,11 @@ void kb_report_measurements(FILE *f, const kb_report *rep) {
             measurement(f, r, "ratio", r->lat.ratio);
         }
         if (r->lat.drift != 1.0) measurement(f, r, "machine_drift", r->lat.drift);
+        if (r->ab.n_pairs > 0) {
+            measurement(f, r, "ab_ci_lo", r->ab.decision.ci_lo);
+            measurement(f, r, "ab_ci_hi", r->ab.decision.ci_hi);
+            measurement(f, r, "ab_pairs", r->ab.n_pairs);
+        }
         measurement(f, r, "rmse", r->acc.rmse);
         measurement(f, r, "gbps", r->gbps);
         measurement(f, r, "gflops", r->gflops);
@@ -241,6 +270,8 @@ static cJSON *rounds_json(const kb_case_result *r) {
         }
         cJSON_AddNumberToObject(o, "clock_limited_dropped", r->rounds[i].dropped);
         cJSON_AddNumberToObject(o, "clock_limited_kept", r->rounds[i].suspect_kept);
+        cJSON_AddNumberToObject(o, "disturbed_dropped", r->rounds[i].disturbed);
+        cJSON_AddNumberToObject(o, "disturbed_kept", r->rounds[i].disturbed_kept);
         cJSON_AddItemToObject(o, "samples_ms", samples_json(&r->rounds[i]));
         cJSON_AddItemToArray(arr, o);
     }
@@ -266,7 +297,55 @@ static cJSON *device_json(const kb_case_result *r) {
     return d;
 }
 
-static cJSON *case_json(const kb_case_result *r) {
+static const char *base_status_name(int status) {
+    switch (status) {
+    case KB_PARTNER_READY: return "measured";
+    case KB_PARTNER_ABSENT: return "no such case";
+    case KB_PARTNER_SKIP: return "declined";
+    default: return "no driver";
+    }
+}
+
+/* A/B: the base, every pair and the interval that decided. */
+static cJSON *ab_json(const kb_case_result *r) {
+    const kb_ab_result *ab = &r->ab;
+    const kb_ab_decision *d = &ab->decision;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "base", base_status_name(ab->base_status));
+    if (ab->base_status != KB_PARTNER_READY) {
+        cJSON_AddStringToObject(o, "note", ab->base_why);
+        return o;
+    }
+    cJSON_AddNumberToObject(o, "base_rmse", ab->base_rmse);
+    cJSON_AddNumberToObject(o, "n_pairs", ab->n_pairs);
+    cJSON_AddNumberToObject(o, "elapsed_ms", ab->elapsed_s * 1e3);
+    if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
+        cJSON_AddNumberToObject(o, "ci_lo", d->ci_lo);
+        cJSON_AddNumberToObject(o, "ci_hi", d->ci_hi);
+        /* the slowdown this interval can tell from none: its half-width */
+        cJSON_AddNumberToObject(o, "resolution", (d->ci_hi - d->ci_lo) / (2.0 * d->ratio));
+    } else {
+        cJSON_AddNullToObject(o, "ci_lo");
+        cJSON_AddNullToObject(o, "ci_hi");
+        cJSON_AddNullToObject(o, "resolution");
+    }
+    cJSON *pairs = cJSON_AddArrayToObject(o, "pairs");
+    for (int i = 0; i < ab->n_pairs; ++i) {
+        const kb_ab_pair *p = &ab->pairs[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "cpu", p->cpu);
+        cJSON_AddStringToObject(j, "order", p->base_first ? "base,head" : "head,base");
+        cJSON_AddNumberToObject(j, "head_ms", p->head_ms);
+        cJSON_AddNumberToObject(j, "base_ms", p->base_ms);
+        cJSON_AddNumberToObject(j, "ratio", p->ratio);
+        cJSON_AddNumberToObject(j, "head_disturbed", p->head_disturbed);
+        cJSON_AddNumberToObject(j, "base_disturbed", p->base_disturbed);
+        cJSON_AddItemToArray(pairs, j);
+    }
+    return o;
+}
+
+static cJSON *case_json(const kb_case_result *r, int ab) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", r->c->name);
     cJSON_AddStringToObject(o, "variant", r->variant);
@@ -309,6 +388,7 @@ static cJSON *case_json(const kb_case_result *r) {
         cJSON_AddNumberToObject(lat, "noise", r->lat.noise);
         cJSON_AddNumberToObject(lat, "machine_drift", r->lat.drift);
     }
+    if (ab) cJSON_AddItemToObject(lat, "ab", ab_json(r));
     cJSON_AddItemToObject(o, "device", device_json(r));
     cJSON_AddItemToObject(o, "rounds", rounds_json(r));
     return o;
@@ -336,6 +416,8 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
     cJSON_AddStringToObject(o, "backend", ctx->backend->name);
     cJSON_AddStringToObject(o, "precision", kb_prec_name(ctx->prec));
     cJSON_AddStringToObject(o, "profile", rep->profile);
+    cJSON_AddStringToObject(o, "mode", ctx->ab ? "ab" : "baseline");
+    if (ctx->ab) cJSON_AddStringToObject(o, "ab_base", ctx->ab->ref);
     cJSON_AddStringToObject(o, "baseline_file", rep->baseline_path);
     cJSON_AddStringToObject(o, "manifest", ctx->manifest->path);
     cJSON_AddNumberToObject(o, "seed", (double)ctx->opt->seed);
@@ -349,7 +431,7 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
     cJSON_AddItemToObject(o, "calibration", calibration_json(rep->cal));
     cJSON *cases = cJSON_AddArrayToObject(o, "cases");
     for (int i = 0; i < rep->n_results; ++i)
-        cJSON_AddItemToArray(cases, case_json(&rep->results[i]));
+        cJSON_AddItemToArray(cases, case_json(&rep->results[i], ctx->ab != NULL));
     if (env) cJSON_AddItemToObject(o, "environment", env);
     return o;
 }

@@ -200,9 +200,11 @@ static int time_reps(void *p, int reps, double *ms) {
     timing_ctx *t = p;
     const kb_backend *b = t->ctx->backend;
     if (t->ctx->opt->cold_cache && b->flush_caches() != 0) return -1;
-    if (b->time_calls(t->impl->run, &t->bf->args, reps, ms) != 0) return -1;
+    int rc = b->time_calls(t->impl->run, &t->bf->args, reps, ms);
+    if (rc < 0) return -1;
     t->calls += reps;
-    return clock_suspect(t);
+    int suspect = clock_suspect(t);
+    return rc == KB_TIMED_DISTURBED ? KB_SAMPLE_DISTURBED : suspect;
 }
 
 static int read_energy(const kb_backend *b, double *joules) {
@@ -234,8 +236,8 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
 static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
     kb_round rounds[KB_MAX_ROUNDS];
     for (int i = 0; i < r->n_rounds; ++i)
-        rounds[i] =
-            (kb_round){r->rounds[i].ms, r->rounds[i].n, r->rounds[i].median, r->probe_gbps[i]};
+        rounds[i] = (kb_round){r->rounds[i].ms, r->rounds[i].n, r->rounds[i].median,
+                               r->probe_gbps[i], r->rounds[i].disturbed_kept};
     return kb_gate_latency(&ctx->opt->gate, rounds, r->n_rounds, r->has_base ? &r->base : NULL,
                            ctx->hardware_id);
 }
@@ -293,8 +295,20 @@ static void summarise(kb_case_result *r) {
     r->gflops = s > 0.0 ? r->flops / s * 1e-9 : 0.0;
 }
 
-static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, buffers *bf,
-                       kb_case_result *r, kb_err *err) {
+/* A case set up for timing: its buffers, checked once, and what the
+ * timing loop keeps between rounds. */
+struct kb_case_session {
+    const kb_run_ctx *ctx;
+    buffers bf;
+    kb_probe probe;
+    timing_ctx tc;
+    int rounds; /* rounds measured so far: each after the first moves the buffers */
+};
+
+/* Inputs, reference and one checked run; accuracy goes into r. Returns 0
+ * when the case can be timed, 1 when the implementation declined it. */
+static int prepare(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, buffers *bf,
+                   kb_case_result *r, kb_err *err) {
     if (make_inputs_and_reference(ctx, c, bf, err) != 0 || make_outputs(ctx, bf, err) != 0 ||
         make_workspace(ctx, bf, err) != 0)
         return -1;
@@ -305,27 +319,19 @@ static int run_checked(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *i
     if (rc == KB_UNSUPPORTED) {
         r->skipped = 1;
         snprintf(r->skip_why, sizeof r->skip_why, "%s", kb_unsupported_reason());
-        return 0;
+        return 1;
     }
     if (rc != 0) return kb_fail(err, "the implementation reported an error");
     if (check_outputs(ctx, bf, r, err) != 0) return -1;
     r->device_mem_mib = -1.0;
     if (ctx->backend->memory_used_mib) (void)ctx->backend->memory_used_mib(&r->device_mem_mib);
-    kb_probe probe;
-    kb_probe_init(&probe, ctx->backend, r->bytes);
-    timing_ctx tc = {ctx, impl, bf, &probe, {0}, 0, 0, 0};
-    kb_affinity_init(&tc.cpus);
-    rc = time_case(ctx, &tc, r, err);
-    kb_affinity_restore(&tc.cpus);
-    kb_probe_free(&probe);
-    r->clocks_checked = tc.clocks_checked;
-    r->clock_limits = tc.clock_limits;
-    if (rc != 0) return -1;
-    summarise(r);
     return 0;
 }
 
-void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
+/* Sets r up for case c of impl: counts, the baseline entry (none in A/B
+ * mode, where the base is measured instead). 0, or -1 with r->error set. */
+static int begin_result(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
+                        kb_case_result *r) {
     memset(r, 0, sizeof *r);
     r->c = c;
     r->impl_variant = impl->variant;
@@ -334,19 +340,79 @@ void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, k
              ctx->opt->cold_cache ? "+cold" : "");
     kb_err err = {{0}};
     if (kb_manifest_counts(ctx->manifest, c, ctx->prec, impl->variant, &r->flops, &r->bytes,
-                           &err) != 0) {
-        case_error(r, err.msg);
-        return;
-    }
+                           &err) != 0)
+        return case_error(r, err.msg);
+    if (ctx->ab) return 0;
     char key[512];
     kb_baseline_key(key, sizeof key, ctx->backend->name, kb_prec_name(ctx->prec), r->variant,
                     c->name);
     r->has_base = kb_baseline_get(ctx->baseline, key, &r->base);
-    buffers bf;
-    memset(&bf, 0, sizeof bf);
-    if (describe_layout(ctx, c, &bf, r) == 0 && run_checked(ctx, c, impl, &bf, r, &err) != 0)
+    return 0;
+}
+
+kb_case_session *kb_case_open(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
+                              kb_case_result *r) {
+    kb_case_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        case_error(r, "out of host memory");
+        return NULL;
+    }
+    s->ctx = ctx;
+    kb_err err = {{0}};
+    int rc = describe_layout(ctx, c, &s->bf, r) == 0 ? prepare(ctx, c, impl, &s->bf, r, &err) : 1;
+    if (rc < 0) case_error(r, err.msg);
+    if (rc != 0) {
+        kb_case_close(s);
+        return NULL;
+    }
+    kb_probe_init(&s->probe, ctx->backend, r->bytes);
+    s->tc = (timing_ctx){ctx, impl, &s->bf, &s->probe, {0}, 0, 0, 0};
+    kb_affinity_init(&s->tc.cpus);
+    return s;
+}
+
+int kb_case_round(kb_case_session *s, int cpu, const kb_sampling *cfg, kb_samples *out,
+                  kb_err *err) {
+    memset(out, 0, sizeof *out);
+    if (cpu >= 0) (void)kb_affinity_pin(cpu); /* not allowed there: the scheduler decides */
+    if (s->rounds++ > 0 && relocate(s->ctx, &s->bf, err) != 0) return -1;
+    if (kb_sample(cfg, time_reps, &s->tc, out) != 0)
+        return kb_fail(err, "the implementation failed while timed");
+    return 0;
+}
+
+void kb_case_close(kb_case_session *s) {
+    if (!s) return;
+    if (s->tc.ctx) kb_affinity_restore(&s->tc.cpus);
+    kb_probe_free(&s->probe);
+    free_buffers(s->ctx, &s->bf);
+    free(s);
+}
+
+/* Times an open case by the mode's rule: against the baseline (rounds and
+ * confirmations), or A/B against the base (pairs). */
+static int time_session(kb_case_session *s, kb_case_result *r, kb_err *err) {
+    int rc = s->ctx->ab && r->has_base ? kb_ab_measure(s->ctx, s, r, err)
+                                       : time_case(s->ctx, &s->tc, r, err);
+    r->clocks_checked = s->tc.clocks_checked;
+    r->clock_limits = s->tc.clock_limits;
+    if (rc != 0) return -1;
+    if (s->ctx->ab && !r->has_base) r->lat.verdict = KB_LAT_NEW;
+    summarise(r);
+    return 0;
+}
+
+void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
+    if (begin_result(ctx, c, impl, r) != 0) return;
+    kb_err err = {{0}};
+    if (ctx->ab && kb_ab_open(ctx, r, &err) != 0) {
         case_error(r, err.msg);
-    free_buffers(ctx, &bf);
+        return;
+    }
+    kb_case_session *s = kb_case_open(ctx, c, impl, r);
+    if (s && time_session(s, r, &err) != 0) case_error(r, err.msg);
+    kb_case_close(s);
+    if (ctx->ab && kb_ab_close(ctx, r, &err) != 0 && !r->error) case_error(r, err.msg);
 }
 
 int kb_case_passed(const kb_case_result *r) {

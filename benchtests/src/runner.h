@@ -3,6 +3,7 @@
 #ifndef KB_RUNNER_H
 #define KB_RUNNER_H
 
+#include "ab.h"
 #include "accuracy.h"
 #include "backend.h"
 #include "baseline.h"
@@ -22,6 +23,7 @@ typedef struct kb_run_ctx {
     kb_prec prec;
     const kb_baseline *baseline;
     const char *hardware_id;
+    kb_ab_setup *ab; /* A/B mode: the base to compare with; NULL: the baseline */
 } kb_run_ctx;
 
 /* A variant measured against the one the manifest compares it with
@@ -59,7 +61,8 @@ typedef struct kb_case_result {
     int has_base;
     kb_baseline_entry base;
     kb_latency_decision lat;
-    int error; /* the case could not run; message in error_msg */
+    kb_ab_result ab; /* A/B mode: the pairs and their decision */
+    int error;       /* the case could not run; message in error_msg */
     char error_msg[1024];
 } kb_case_result;
 
@@ -70,6 +73,21 @@ void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, k
 /* Whether the case passes: no error, accuracy within bounds, latency not a
  * confirmed regression. */
 int kb_case_passed(const kb_case_result *r);
+
+/* A case set up for timing (used by kb_run_case, A/B mode and the A/B
+ * partner): inputs, reference and one checked run, whose accuracy goes
+ * into r. NULL when the case cannot be timed: r->error or r->skipped says
+ * why. */
+typedef struct kb_case_session kb_case_session;
+kb_case_session *kb_case_open(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
+                              kb_case_result *r);
+
+/* One round of cfg's samples on `cpu` (-1: wherever the scheduler puts
+ * it); every round after the first moves the case's buffers first. */
+int kb_case_round(kb_case_session *s, int cpu, const kb_sampling *cfg, kb_samples *out,
+                  kb_err *err);
+
+void kb_case_close(kb_case_session *s);
 
 void kb_case_result_free(kb_case_result *r);
 

@@ -24,7 +24,7 @@ static int warm_up(const kb_sampling *cfg, kb_time_fn fn, void *ctx, double *cal
     int calls = 0;
     do {
         int rc = fn(ctx, 1, &ms);
-        if (rc != 0 && rc != KB_SAMPLE_SUSPECT) return -1;
+        if (rc != 0 && rc != KB_SAMPLE_SUSPECT && rc != KB_SAMPLE_DISTURBED) return -1;
         ++calls;
     } while (kb_now_s() - t0 < cfg->warmup_s || calls < 2);
     *call_ms = ms;
@@ -48,8 +48,15 @@ static int push(kb_samples *s, double ms) {
     return 0;
 }
 
+/* Fewest samples a round ends with, whatever the time: a median of one or
+ * two undisturbed samples is not a measurement. Dropping is capped (see
+ * kb_time_fn), so this cannot wait forever. */
+static int min_kept(const kb_sampling *cfg) {
+    return cfg->min_samples < 5 ? cfg->min_samples : 5;
+}
+
 static const char *stop_rule(const kb_sampling *cfg, const kb_samples *s, double elapsed) {
-    if (s->n == 0) return NULL; /* only suspect samples so far */
+    if (s->n < min_kept(cfg)) return NULL; /* only dropped samples so far */
     if (s->n >= cfg->max_samples) return "max_samples";
     if (elapsed >= cfg->max_time_s) return "max_time";
     if (s->n < cfg->min_samples || elapsed < cfg->min_time_s) return NULL;
@@ -62,17 +69,20 @@ static const char *stop_rule(const kb_sampling *cfg, const kb_samples *s, double
 int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out) {
     double call_ms;
     if (warm_up(cfg, fn, ctx, &call_ms) != 0) return -1;
-    out->n = 0;
+    out->n = out->dropped = out->suspect_kept = out->disturbed = out->disturbed_kept = 0;
     out->reps = reps_for(cfg, call_ms);
     double t0 = kb_now_s();
     for (;;) {
         double ms;
         int rc = fn(ctx, out->reps, &ms);
-        if (rc != 0 && rc != KB_SAMPLE_SUSPECT) return -1;
+        if (rc != 0 && rc != KB_SAMPLE_SUSPECT && rc != KB_SAMPLE_DISTURBED) return -1;
         if (rc == KB_SAMPLE_SUSPECT && out->dropped < cfg->max_samples) {
             out->dropped++;
+        } else if (rc == KB_SAMPLE_DISTURBED && out->disturbed < cfg->max_samples) {
+            out->disturbed++;
         } else {
             out->suspect_kept += rc == KB_SAMPLE_SUSPECT;
+            out->disturbed_kept += rc == KB_SAMPLE_DISTURBED;
             if (push(out, ms / out->reps) != 0) return -1;
         }
         out->elapsed_s = kb_now_s() - t0;

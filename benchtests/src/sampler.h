@@ -23,10 +23,14 @@ kb_sampling kb_sampling_defaults(void);
 /* Times `reps` consecutive calls; stores the elapsed milliseconds of all of
  * them in *ms. Returns 0; KB_SAMPLE_SUSPECT when the sample was taken while
  * the device was not running free (clocks held down by a power or thermal
- * limit), which the sampler drops; anything else when the kernel failed. */
+ * limit); KB_SAMPLE_DISTURBED when the timing thread lost its CPU during the
+ * sample (preempted, stolen: disturb.h); anything else when the kernel
+ * failed. The sampler drops suspect and disturbed samples, up to
+ * max_samples of each; past that it keeps and counts them. */
 typedef int (*kb_time_fn)(void *ctx, int reps, double *ms);
 
-#define KB_SAMPLE_SUSPECT 1
+#define KB_SAMPLE_SUSPECT   1
+#define KB_SAMPLE_DISTURBED 2
 
 typedef struct kb_samples {
     double *ms; /* per-call milliseconds, one per sample */
@@ -34,6 +38,8 @@ typedef struct kb_samples {
     int reps;              /* calls per sample */
     int dropped;           /* suspect samples left out (at most max_samples) */
     int suspect_kept;      /* suspect samples kept: the device stayed limited */
+    int disturbed;         /* disturbed samples left out (at most max_samples) */
+    int disturbed_kept;    /* disturbed samples kept: the thread kept losing its CPU */
     double elapsed_s;      /* wall time spent sampling */
     double median;         /* of ms, set once the loop ends */
     const char *stop_rule; /* which rule ended the loop */

@@ -98,3 +98,28 @@ double kb_mann_whitney_greater(const double *a, size_t na, const double *b, size
     double z = (u - n1 * n2 / 2.0 - 0.5) / sqrt(var);
     return 0.5 * erfc(z / sqrt(2.0));
 }
+
+/* P(Binomial(n, 1/2) < k), summed in log space so large n stays exact
+ * enough. */
+static double binom_below(size_t n, size_t k) {
+    double p = 0.0;
+    for (size_t i = 0; i < k; ++i)
+        p += exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) -
+                 (double)n * log(2.0));
+    return p;
+}
+
+int kb_median_sign_ci(const double *x, size_t n, double *median, double *lo, double *hi) {
+    if (n == 0) return -1;
+    double *v = malloc(n * sizeof *v);
+    if (!v) return -1;
+    memcpy(v, x, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_double);
+    *median = kb_quantile_sorted(v, n, 0.5);
+    size_t k = 0;
+    while (k + 1 <= n / 2 && binom_below(n, k + 1) <= 0.025) ++k;
+    *lo = k ? v[k - 1] : -INFINITY;
+    *hi = k ? v[n - k] : INFINITY;
+    free(v);
+    return 0;
+}

@@ -27,4 +27,12 @@ int kb_stats_compute(const double *samples, size_t n, kb_stats *s);
 double kb_mann_whitney_greater(const double *a, size_t na, const double *b, size_t nb,
                                double scale);
 
+/* The median of n values and its distribution-free confidence interval
+ * of at least 95 % coverage from the exact binomial (sign test): the
+ * order statistics x(k) and x(n+1-k) with the largest k for which
+ * P(Binomial(n, 1/2) < k) <= 0.025. For n < 6 no such k exists and the
+ * interval is infinite (-inf, +inf). Returns -1 when n == 0 or out of
+ * memory. */
+int kb_median_sign_ci(const double *x, size_t n, double *median, double *lo, double *hi);
+
 #endif

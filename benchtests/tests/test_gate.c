@@ -46,7 +46,7 @@ static void make_base(void) {
 
 static void set_round(int i, const double *x, int n) {
     memcpy(round_ms[i], x, (size_t)n * sizeof *x);
-    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n), 0.0};
+    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n), 0.0, 0};
 }
 
 /* Round i: N_ROUND samples around center with +-rel jitter. */
@@ -107,6 +107,20 @@ static void test_25_percent_slower_regression(void) {
     ASSERT_NEAR(d.ratio, 1.25, 0.03);
     ASSERT(d.p_value >= 0.0 && d.p_value < 1e-6);
     ASSERT(rounds[d.best].median <= rounds[0].median);
+}
+
+static void test_disturbed_round_cannot_confirm(void) {
+    kb_latency_decision d;
+    make_base();
+    for (int i = 0; i < 4; ++i) make_round(i, 1.25, 0.01);
+    /* The same slowdown, but the best round had to keep disturbed samples
+     * (the thread kept losing its CPU): reported, not failed. */
+    for (int i = 0; i < 4; ++i) rounds[i].disturbed_kept = 3;
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_INCONCLUSIVE);
+    /* A clean round that is the best one still confirms. */
+    make_round(1, 1.22, 0.01);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT_INT_EQ(d.best, 1);
 }
 
 static void test_confirm_rounds_zero_decides_at_once(void) {
@@ -257,7 +271,7 @@ static void test_bimodal_overlap_inconclusive(void) {
         snprintf(hi, sizeof hi, "hi%d", i);
         jittered(bimodal_round[i], 19, 0.55, 0.02, lo);
         jittered(bimodal_round[i] + 19, 21, 1.65, 0.02, hi);
-        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40), 0.0};
+        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40), 0.0, 0};
         ASSERT(r[i].median > 1.10 * base.median_ms);
     }
     kb_gate_cfg cfg = kb_gate_defaults();
@@ -499,6 +513,7 @@ int main(void) {
     RUN_TEST(test_same_speed_ok);
     RUN_TEST(test_slow_then_fast_cleared);
     RUN_TEST(test_25_percent_slower_regression);
+    RUN_TEST(test_disturbed_round_cannot_confirm);
     RUN_TEST(test_confirm_rounds_zero_decides_at_once);
     RUN_TEST(test_15_percent_slower_regression);
     RUN_TEST(test_recorded_round_spread_raises_the_bar);

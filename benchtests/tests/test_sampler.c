@@ -13,6 +13,7 @@ typedef struct fake {
     int last_reps;
     int fail_at;                  /* the call (1-based) that fails; 0: never */
     int suspect_from, suspect_to; /* calls (1-based) reported as suspect */
+    int code;                     /* what they report: 0 = KB_SAMPLE_SUSPECT */
 } fake;
 
 static int fake_time(void *ctx, int reps, double *ms) {
@@ -21,7 +22,8 @@ static int fake_time(void *ctx, int reps, double *ms) {
     f->last_reps = reps;
     if (f->calls == f->fail_at) return 7;
     *ms = reps * f->call_ms[f->calls % 2];
-    return f->calls >= f->suspect_from && f->calls <= f->suspect_to ? KB_SAMPLE_SUSPECT : 0;
+    if (f->calls < f->suspect_from || f->calls > f->suspect_to) return 0;
+    return f->code ? f->code : KB_SAMPLE_SUSPECT;
 }
 
 /* Limits where only the sample counts matter: no warm-up time (so exactly
@@ -40,7 +42,7 @@ static kb_sampling config(void) {
 
 static void test_stops_at_ci_target(void) {
     kb_sampling c = config();
-    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0};
+    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     /* Identical samples: the CI has width 0 as soon as min_samples is met. */
@@ -58,7 +60,7 @@ static void test_stops_at_max_samples(void) {
     kb_sampling c = config();
     c.max_samples = 25;
     /* Alternating 0.5 / 1.5 ms: the median's CI never gets narrow. */
-    fake f = {{0.5, 1.5}, 0, 0, 0, 0, 0};
+    fake f = {{0.5, 1.5}, 0, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.n, 25);
@@ -70,7 +72,7 @@ static void test_stops_at_max_samples(void) {
 static void test_many_samples_grow_buffer(void) {
     kb_sampling c = config();
     c.max_samples = 1000; /* more than the first allocation */
-    fake f = {{0.5, 1.5}, 0, 0, 0, 0, 0};
+    fake f = {{0.5, 1.5}, 0, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.n, 1000);
@@ -86,7 +88,7 @@ static void test_min_time_keeps_sampling(void) {
     kb_sampling c = config();
     c.min_time_s = 3600.0;
     c.max_samples = 30;
-    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0};
+    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.n, 30);
@@ -94,22 +96,27 @@ static void test_min_time_keeps_sampling(void) {
     kb_samples_free(&s);
 }
 
-static void test_max_time_zero_stops_after_one_sample(void) {
+static void test_max_time_zero_stops_at_five_samples(void) {
     kb_sampling c = config();
     c.min_time_s = 0.0;
     c.max_time_s = 0.0; /* any elapsed time is >= 0 */
-    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0};
+    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
-    ASSERT_INT_EQ(s.n, 1);
+    /* A round ends with at least min(5, min_samples) samples. */
+    ASSERT_INT_EQ(s.n, 5);
     ASSERT(s.stop_rule && strcmp(s.stop_rule, "max_time") == 0);
+    kb_samples_free(&s);
+    c.min_samples = 2;
+    ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
+    ASSERT_INT_EQ(s.n, 2);
     kb_samples_free(&s);
 }
 
 static void test_reps_batching(void) {
     kb_sampling c = config();
     /* 0.001 ms a call, samples of at least 0.0005 s = 0.5 ms: 500 calls. */
-    fake f = {{0.001, 0.001}, 0, 0, 0, 0, 0};
+    fake f = {{0.001, 0.001}, 0, 0, 0, 0, 0, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.reps, 500);
@@ -119,20 +126,20 @@ static void test_reps_batching(void) {
     kb_samples_free(&s);
 
     /* 0.3 ms a call: ceil(0.5 / 0.3) = 2. */
-    fake g = {{0.3, 0.3}, 0, 0, 0, 0, 0};
+    fake g = {{0.3, 0.3}, 0, 0, 0, 0, 0, 0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &g, &s), 0);
     ASSERT_INT_EQ(s.reps, 2);
     kb_samples_free(&s);
 
     /* A call reported as taking no time: clamped to 1e-6 ms, 500000 reps. */
-    fake z = {{0.0, 0.0}, 0, 0, 0, 0, 0};
+    fake z = {{0.0, 0.0}, 0, 0, 0, 0, 0, 0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &z, &s), 0);
     ASSERT_INT_EQ(s.reps, 500000);
     kb_samples_free(&s);
 
     /* No batching asked for: one call per sample. */
     c.sample_min_s = 0.0;
-    fake h = {{0.001, 0.001}, 0, 0, 0, 0, 0};
+    fake h = {{0.001, 0.001}, 0, 0, 0, 0, 0, 0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &h, &s), 0);
     ASSERT_INT_EQ(s.reps, 1);
     kb_samples_free(&s);
@@ -141,12 +148,12 @@ static void test_reps_batching(void) {
 static void test_error_propagates(void) {
     kb_sampling c = config();
     kb_samples s = {0};
-    fake warm = {{0.5, 0.5}, 0, 0, 1, 0, 0}; /* fails in the warm-up */
+    fake warm = {{0.5, 0.5}, 0, 0, 1, 0, 0, 0}; /* fails in the warm-up */
     ASSERT(kb_sample(&c, fake_time, &warm, &s) != 0);
     ASSERT_INT_EQ(warm.calls, 1);
     kb_samples_free(&s);
 
-    fake mid = {{0.5, 0.5}, 0, 0, 6, 0, 0}; /* fails at the fourth sample */
+    fake mid = {{0.5, 0.5}, 0, 0, 6, 0, 0, 0}; /* fails at the fourth sample */
     ASSERT(kb_sample(&c, fake_time, &mid, &s) != 0);
     ASSERT_INT_EQ(mid.calls, 6); /* stopped right there */
     kb_samples_free(&s);
@@ -157,7 +164,7 @@ static void test_suspect_samples_dropped(void) {
     kb_sampling c = config();
     /* Calls 3-7 (the first five samples) were taken with the clocks held
      * down: they are left out and the loop goes on to its ten samples. */
-    fake f = {{0.5, 0.5}, 0, 0, 0, 3, 7};
+    fake f = {{0.5, 0.5}, 0, 0, 0, 3, 7, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.dropped, 5);
@@ -173,7 +180,7 @@ static void test_suspect_kept_when_limited_for_good(void) {
      * kept and counted, so a device limited for good is still measured. */
     kb_sampling c = config();
     c.max_samples = 20;
-    fake f = {{0.5, 0.5}, 0, 0, 0, 1, 1000000};
+    fake f = {{0.5, 0.5}, 0, 0, 0, 1, 1000000, 0};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
     ASSERT_INT_EQ(s.dropped, 20);
@@ -183,15 +190,47 @@ static void test_suspect_kept_when_limited_for_good(void) {
     kb_samples_free(&s);
 }
 
+static void test_disturbed_samples_dropped(void) {
+    kb_sampling c = config();
+    /* The first five samples lost their CPU to a neighbour: left out,
+     * counted apart from clock-limited ones, and the loop goes on. */
+    fake f = {{0.5, 0.5}, 0, 0, 0, 3, 7, KB_SAMPLE_DISTURBED};
+    kb_samples s = {0};
+    ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
+    ASSERT_INT_EQ(s.disturbed, 5);
+    ASSERT_INT_EQ(s.disturbed_kept, 0);
+    ASSERT_INT_EQ(s.dropped, 0);
+    ASSERT_INT_EQ(s.n, 10);
+    ASSERT_NEAR(s.median, 0.5, 0);
+    kb_samples_free(&s);
+}
+
+static void test_disturbed_kept_when_never_clean(void) {
+    /* Every sample disturbed, with no time left: max_samples are dropped,
+     * then five are kept and counted; the loop does not wait forever. */
+    kb_sampling c = config();
+    c.max_samples = 20;
+    c.max_time_s = 0.0;
+    fake f = {{0.5, 0.5}, 0, 0, 0, 1, 1000000, KB_SAMPLE_DISTURBED};
+    kb_samples s = {0};
+    ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
+    ASSERT_INT_EQ(s.disturbed, 20);
+    ASSERT_INT_EQ(s.disturbed_kept, 5);
+    ASSERT_INT_EQ(s.n, 5);
+    kb_samples_free(&s);
+}
+
 int main(void) {
     RUN_TEST(test_stops_at_ci_target);
     RUN_TEST(test_stops_at_max_samples);
     RUN_TEST(test_many_samples_grow_buffer);
     RUN_TEST(test_min_time_keeps_sampling);
-    RUN_TEST(test_max_time_zero_stops_after_one_sample);
+    RUN_TEST(test_max_time_zero_stops_at_five_samples);
     RUN_TEST(test_reps_batching);
     RUN_TEST(test_error_propagates);
     RUN_TEST(test_suspect_samples_dropped);
     RUN_TEST(test_suspect_kept_when_limited_for_good);
+    RUN_TEST(test_disturbed_samples_dropped);
+    RUN_TEST(test_disturbed_kept_when_never_clean);
     return kb_test_summary();
 }

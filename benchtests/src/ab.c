@@ -1,0 +1,148 @@
+#include "ab.h"
+
+#include "affinity.h"
+#include "runner.h"
+#include "stats.h"
+#include "timer.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One side's round: few samples, a short warm-up (the buffers were just
+ * moved and first touched), capped in time so a long case costs a bounded
+ * amount per pair. Both sides are sampled by the same configuration. */
+#define AB_SAMPLES     9
+#define AB_WARMUP_S    0.005
+#define AB_MAX_ROUND_S 0.25
+
+static kb_sampling round_config(const kb_run_ctx *ctx) {
+    kb_sampling c = ctx->opt->sampling;
+    c.min_samples = c.max_samples = AB_SAMPLES;
+    c.min_time_s = 0.0;
+    c.max_time_s = AB_MAX_ROUND_S < c.max_time_s ? AB_MAX_ROUND_S : c.max_time_s;
+    c.warmup_s = AB_WARMUP_S < c.warmup_s ? AB_WARMUP_S : c.warmup_s;
+    if (ctx->opt->cold_cache) c.sample_min_s = 0.0; /* one call per flush */
+    return c;
+}
+
+int kb_ab_open(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
+    kb_ab_setup *ab = ctx->ab;
+    kb_ab_result *res = &r->ab;
+    res->base_status = -1;
+    if (!ab->has_partner) {
+        snprintf(res->base_why, sizeof res->base_why, "the base build has no %.400s", ab->exe);
+        return 0;
+    }
+    kb_partner_case status;
+    if (kb_partner_case_open(&ab->partner, r->impl_variant, r->c->name, &status, &res->base_rmse,
+                             &res->base_max_abs, res->base_why, sizeof res->base_why, err) != 0)
+        return -1;
+    res->base_status = (int)status;
+    res->base_open = status == KB_PARTNER_READY;
+    if (status == KB_PARTNER_ABSENT)
+        snprintf(res->base_why, sizeof res->base_why, "the base has no case %s of variant %s",
+                 r->c->name, r->impl_variant);
+    if (status != KB_PARTNER_READY) return 0;
+    r->has_base = 1;
+    r->base.rmse = res->base_rmse;
+    snprintf(r->base.hardware_id, sizeof r->base.hardware_id, "%s", ctx->hardware_id);
+    snprintf(r->base.recorded_at, sizeof r->base.recorded_at, "measured now");
+    return 0;
+}
+
+int kb_ab_close(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
+    if (!r->ab.base_open) return 0;
+    r->ab.base_open = 0;
+    return kb_partner_case_close(&ctx->ab->partner, err);
+}
+
+static int append(kb_samples *all, const kb_samples *s) {
+    if (all->n + s->n > all->cap) {
+        int cap = 2 * (all->n + s->n);
+        double *p = realloc(all->ms, (size_t)cap * sizeof *p);
+        if (!p) return -1;
+        all->ms = p;
+        all->cap = cap;
+    }
+    memcpy(all->ms + all->n, s->ms, (size_t)s->n * sizeof *s->ms);
+    all->n += s->n;
+    all->reps = s->reps;
+    all->dropped += s->dropped;
+    all->suspect_kept += s->suspect_kept;
+    all->disturbed += s->disturbed;
+    all->disturbed_kept += s->disturbed_kept;
+    all->elapsed_s += s->elapsed_s;
+    return 0;
+}
+
+static double median_of(const kb_samples *s) {
+    kb_stats st;
+    return kb_stats_compute(s->ms, (size_t)s->n, &st) == 0 ? st.median : NAN;
+}
+
+/* Pair k: both rounds on the same CPU, the base first in every other pair
+ * (A B, B A, ...), so neither side always runs right after the other. */
+static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_affinity *cpus, int k,
+                        kb_ab_pair *pair, kb_samples *head_all, kb_err *err) {
+    const kb_sampling cfg = round_config(ctx);
+    kb_samples head = {0}, base = {0};
+    pair->cpu = cpus->n > 0 ? cpus->cpu[k % cpus->n] : -1;
+    pair->base_first = k % 2;
+    int rc = 0;
+    for (int side = 0; side < 2 && rc == 0; ++side)
+        rc = (side == 0) == pair->base_first
+                 ? kb_partner_round(&ctx->ab->partner, pair->cpu, &cfg, &base, err)
+                 : kb_case_round(s, pair->cpu, &cfg, &head, err);
+    if (rc == 0) {
+        pair->head_ms = median_of(&head);
+        pair->base_ms = median_of(&base);
+        pair->ratio = pair->head_ms / pair->base_ms;
+        pair->head_disturbed = head.disturbed + head.disturbed_kept;
+        pair->base_disturbed = base.disturbed + base.disturbed_kept;
+        if (append(head_all, &head) != 0) rc = kb_fail(err, "out of host memory");
+    }
+    kb_samples_free(&head);
+    kb_samples_free(&base);
+    return rc;
+}
+
+/* The verdict and figures the rest of the harness reads from r->lat. */
+static void conclude(kb_case_result *r, const double *base_ms) {
+    kb_ab_result *ab = &r->ab;
+    kb_stats st;
+    r->base.median_ms = kb_stats_compute(base_ms, (size_t)ab->n_pairs, &st) == 0 ? st.median : NAN;
+    r->lat = (kb_latency_decision){ab->decision.verdict,
+                                   0,
+                                   ab->decision.ratio,
+                                   ab->n_pairs ? ab->pairs[0].ratio : NAN,
+                                   -1.0,
+                                   0.0,
+                                   1.0};
+}
+
+int kb_ab_measure(const kb_run_ctx *ctx, kb_case_session *s, kb_case_result *r, kb_err *err) {
+    kb_ab_result *ab = &r->ab;
+    const kb_gate_cfg *g = &ctx->opt->gate;
+    const int max_pairs = g->ab_max_pairs < KB_AB_MAX_PAIRS ? g->ab_max_pairs : KB_AB_MAX_PAIRS;
+    kb_affinity cpus;
+    kb_affinity_init(&cpus);
+    double ratios[KB_AB_MAX_PAIRS], base_ms[KB_AB_MAX_PAIRS], t0 = kb_now_s();
+    kb_samples *all = &r->rounds[0];
+    memset(all, 0, sizeof *all);
+    r->n_rounds = 1;
+    r->round_cpu[0] = cpus.n > 0 ? cpus.cpu[0] : -1;
+    for (int k = 0; k < max_pairs; ++k) {
+        if (measure_pair(ctx, s, &cpus, k, &ab->pairs[k], all, err) != 0) return -1;
+        ratios[k] = ab->pairs[k].ratio;
+        base_ms[k] = ab->pairs[k].base_ms;
+        ab->n_pairs = k + 1;
+        ab->elapsed_s = kb_now_s() - t0;
+        int final = k + 1 == max_pairs || ab->elapsed_s >= g->ab_max_time_s;
+        ab->decision = kb_gate_ab(g, ratios, k + 1, final);
+        if (ab->decision.verdict != KB_LAT_PENDING) break;
+    }
+    all->median = median_of(all);
+    conclude(r, base_ms);
+    return 0;
+}

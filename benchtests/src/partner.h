@@ -1,0 +1,81 @@
+/* The A/B partner protocol: how a head driver measures the same case on the
+ * base build's driver, round for round, in one CTest test (docs/ab.md).
+ *
+ * The head starts the base's driver of the same name with --partner and
+ * talks to it over a pipe pair, one line per message, text only:
+ *
+ *   base: kbench-partner <version> <kernel>        on start
+ *   head: case <variant> <case>                    set the case up
+ *   base: ready <rmse> <max_abs>                   inputs made, output checked
+ *       | absent | skip <why> | error <message>
+ *   head: round <cpu> <min_samples> <max_samples> <min_time_s> <max_time_s>
+ *               <target_rel_ci> <warmup_s> <sample_min_s>     (kb_sampling)
+ *   base: samples <disturbed> <disturbed_kept> <reps> <n> <ms>...
+ *       | error <message>
+ *   head: end                                      release the case
+ *   base: ended
+ *   head: quit (or end of input)                   the base exits 0
+ *
+ * The version changes whenever a message changes; a head meets a base of
+ * another version, or one that predates the protocol, with an error that
+ * names both (never with a verdict). */
+#ifndef KB_PARTNER_H
+#define KB_PARTNER_H
+
+#include "error.h"
+#include "sampler.h"
+
+#include <stdio.h>
+#include <sys/types.h>
+
+#define KB_PARTNER_VERSION 1
+
+/* The head's end of the connection. */
+typedef struct kb_partner {
+    pid_t pid;
+    FILE *to, *from;
+    char exe[4096];
+    char kernel[128];
+} kb_partner;
+
+/* What the base answered to `case`. */
+typedef enum kb_partner_case {
+    KB_PARTNER_READY = 1,
+    KB_PARTNER_ABSENT, /* the base's manifest has no such case or variant */
+    KB_PARTNER_SKIP    /* the base's implementation declines it; why in `why` */
+} kb_partner_case;
+
+/* Starts `exe` with --partner and `args` (NULL-terminated) and reads its
+ * greeting. Returns 0, or -1 with a message naming exe. */
+int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err *err);
+
+/* Sets the case up on the base; on READY fills *rmse and *max_abs. */
+int kb_partner_case_open(kb_partner *p, const char *variant, const char *case_name,
+                         kb_partner_case *status, double *rmse, double *max_abs, char *why,
+                         size_t why_size, kb_err *err);
+
+/* One round on the base, pinned to `cpu` (-1: anywhere), sampled by cfg;
+ * fills out (kb_samples_free it). */
+int kb_partner_round(kb_partner *p, int cpu, const kb_sampling *cfg, kb_samples *out, kb_err *err);
+
+int kb_partner_case_close(kb_partner *p, kb_err *err);
+
+/* Asks the base to quit and waits for it. */
+void kb_partner_stop(kb_partner *p);
+
+/* The base's side: what the serving loop needs from the driver. */
+typedef struct kb_partner_server {
+    void *ctx;
+    /* status as above; fills rmse/max_abs or why (one line). */
+    int (*open)(void *ctx, const char *variant, const char *case_name, kb_partner_case *status,
+                double *rmse, double *max_abs, char *why, size_t why_size, kb_err *err);
+    int (*round)(void *ctx, int cpu, const kb_sampling *cfg, kb_samples *out, kb_err *err);
+    void (*close)(void *ctx);
+} kb_partner_server;
+
+/* Answers the head on `in`/`out` until quit or end of input. Returns 0, or
+ * -1 on a protocol error (message in err). */
+int kb_partner_serve(const kb_partner_server *s, const char *kernel, FILE *in, FILE *out,
+                     kb_err *err);
+
+#endif

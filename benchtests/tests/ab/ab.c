@@ -1,0 +1,48 @@
+/* A kernel for the A/B self-test (e2e_ab.cmake): y = 2x after AB_WORK
+ * dependent multiply-adds per element that change nothing (x * one + zero,
+ * with one and zero read from volatile globals so the compiler cannot fold
+ * them). The test builds it several times with different AB_WORK, so heads
+ * of known relative cost can be compared with one base; AB_OFFSET shifts
+ * the output for the accuracy-drift step. */
+#include "kb/kernel.h"
+
+#ifndef AB_WORK
+#define AB_WORK 8
+#endif
+#ifndef AB_OFFSET
+#define AB_OFFSET 0.0f
+#endif
+
+static volatile float one = 1.0f, zero = 0.0f;
+
+static void ab_layout(const kb_case *c, kb_layout *l) {
+    size_t n = (size_t)kb_case_dim(c, "n");
+    kb_layout_input(l, "x", n, KB_DIST_NORMAL, 0.0, 1.0);
+    kb_layout_output(l, "y", n);
+}
+
+static void ab_reference(const kb_case *c, const double *const *in, double *const *out) {
+    for (int64_t i = 0; i < kb_case_dim(c, "n"); ++i) out[0][i] = 2.0 * in[0][i];
+}
+
+static int ab_run(const kb_args *a) {
+    size_t n = (size_t)kb_case_dim(a->c, "n");
+    const float *x = a->in[0];
+    float *y = a->out[0];
+    const float m = one, z = zero;
+    for (size_t i = 0; i < n; ++i) {
+        float t = x[i];
+        for (int w = 0; w < AB_WORK; ++w) t = t * m + z;
+        y[i] = 2.0f * t + AB_OFFSET;
+    }
+    return 0;
+}
+
+static const kb_kernel ab_kernel = {
+    .name = "ab",
+    .layout = ab_layout,
+    .reference = ab_reference,
+    .impls = {{"cpu", "default", ab_run}},
+};
+
+KB_REGISTER_KERNEL(ab_kernel)
