@@ -16,6 +16,13 @@
 #define AB_WARMUP_S    0.005
 #define AB_MAX_ROUND_S 0.25
 
+/* Largest case (bytes moved per call) whose buffers move to fresh memory
+ * before every round. Moving is how a pair avoids inheriting one lucky or
+ * unlucky placement in the caches; a larger case streams from memory, where
+ * placement matters little, and moving it would cost more than measuring it
+ * (a 256 MiB case: about a second a pair, in page faults and copies). */
+#define AB_MOVE_MAX_BYTES (64.0 * 1024 * 1024)
+
 static kb_sampling round_config(const kb_run_ctx *ctx) {
     kb_sampling c = ctx->opt->sampling;
     c.min_samples = c.max_samples = AB_SAMPLES;
@@ -84,23 +91,25 @@ static double median_of(const kb_samples *s) {
 /* Pair k: both rounds on the same CPU, the base first in every other pair
  * (A B, B A, ...), so neither side always runs right after the other. */
 static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_affinity *cpus, int k,
-                        kb_ab_pair *pair, kb_samples *head_all, kb_err *err) {
+                        kb_case_result *r, kb_err *err) {
     const kb_sampling cfg = round_config(ctx);
+    const int move = r->bytes <= AB_MOVE_MAX_BYTES;
+    kb_ab_pair *pair = &r->ab.pairs[k];
     kb_samples head = {0}, base = {0};
     pair->cpu = cpus->n > 0 ? cpus->cpu[k % cpus->n] : -1;
     pair->base_first = k % 2;
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; ++side)
         rc = (side == 0) == pair->base_first
-                 ? kb_partner_round(&ctx->ab->partner, pair->cpu, &cfg, &base, err)
-                 : kb_case_round(s, pair->cpu, &cfg, &head, err);
+                 ? kb_partner_round(&ctx->ab->partner, pair->cpu, move, &cfg, &base, err)
+                 : kb_case_round(s, pair->cpu, move, &cfg, &head, err);
     if (rc == 0) {
         pair->head_ms = median_of(&head);
         pair->base_ms = median_of(&base);
         pair->ratio = pair->head_ms / pair->base_ms;
         pair->head_disturbed = head.disturbed + head.disturbed_kept;
         pair->base_disturbed = base.disturbed + base.disturbed_kept;
-        if (append(head_all, &head) != 0) rc = kb_fail(err, "out of host memory");
+        if (append(&r->rounds[0], &head) != 0) rc = kb_fail(err, "out of host memory");
     }
     kb_samples_free(&head);
     kb_samples_free(&base);
@@ -112,13 +121,13 @@ static void conclude(kb_case_result *r, const double *base_ms) {
     kb_ab_result *ab = &r->ab;
     kb_stats st;
     r->base.median_ms = kb_stats_compute(base_ms, (size_t)ab->n_pairs, &st) == 0 ? st.median : NAN;
-    r->lat = (kb_latency_decision){ab->decision.verdict,
-                                   0,
-                                   ab->decision.ratio,
-                                   ab->n_pairs ? ab->pairs[0].ratio : NAN,
-                                   -1.0,
-                                   0.0,
-                                   1.0};
+    r->lat = (kb_latency_decision){.verdict = ab->decision.verdict,
+                                   .best = 0,
+                                   .ratio = ab->decision.ratio,
+                                   .first_ratio = ab->n_pairs ? ab->pairs[0].ratio : NAN,
+                                   .p_value = -1.0,
+                                   .noise = 0.0,
+                                   .drift = 1.0};
 }
 
 int kb_ab_measure(const kb_run_ctx *ctx, kb_case_session *s, kb_case_result *r, kb_err *err) {
@@ -133,12 +142,14 @@ int kb_ab_measure(const kb_run_ctx *ctx, kb_case_session *s, kb_case_result *r, 
     r->n_rounds = 1;
     r->round_cpu[0] = cpus.n > 0 ? cpus.cpu[0] : -1;
     for (int k = 0; k < max_pairs; ++k) {
-        if (measure_pair(ctx, s, &cpus, k, &ab->pairs[k], all, err) != 0) return -1;
+        if (measure_pair(ctx, s, &cpus, k, r, err) != 0) return -1;
         ratios[k] = ab->pairs[k].ratio;
         base_ms[k] = ab->pairs[k].base_ms;
         ab->n_pairs = k + 1;
         ab->elapsed_s = kb_now_s() - t0;
-        int final = k + 1 == max_pairs || ab->elapsed_s >= g->ab_max_time_s;
+        /* the time limit ends a case only once it has its minimum of pairs */
+        int final =
+            k + 1 == max_pairs || (k + 1 >= g->ab_min_pairs && ab->elapsed_s >= g->ab_max_time_s);
         ab->decision = kb_gate_ab(g, ratios, k + 1, final);
         if (ab->decision.verdict != KB_LAT_PENDING) break;
     }

@@ -13,7 +13,7 @@ kb_gate_cfg kb_gate_defaults(void) {
         .accuracy_drift = 1e-3,
         .confirm_rounds = 3,
         .alpha = 0.001,
-        .ab_min_pairs = 6,
+        .ab_min_pairs = 10,
         .ab_max_pairs = 30,
         .ab_max_time_s = 4.0,
     };

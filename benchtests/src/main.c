@@ -352,8 +352,9 @@ static int serve_open(void *p, const char *variant, const char *case_name, kb_pa
     return 0;
 }
 
-static int serve_round(void *p, int cpu, const kb_sampling *cfg, kb_samples *out, kb_err *err) {
-    return kb_case_round(((server *)p)->session, cpu, cfg, out, err);
+static int serve_round(void *p, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
+                       kb_err *err) {
+    return kb_case_round(((server *)p)->session, cpu, move, cfg, out, err);
 }
 
 static void serve_close(void *p) {

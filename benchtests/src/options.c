@@ -125,7 +125,7 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --ab-source DIR        env KBENCH_AB_SOURCE: the base's source tree; a\n"
             "                             --manifest inside this build's source maps onto it\n"
             "      --ab-ref REF           env KBENCH_AB_REF: the base's name in reports\n"
-            "      --ab-min-pairs N       pairs of rounds at least (default 6), at most\n"
+            "      --ab-min-pairs N       pairs of rounds at least (default 10), at most\n"
             "      --ab-max-pairs N         (default 30, up to 64), and no pair begun after\n"
             "      --ab-max-time S          S seconds on one case (default 4)\n"
             "      --partner              serve as the base of an A/B head on stdin/stdout\n"

@@ -185,11 +185,12 @@ int kb_partner_case_open(kb_partner *p, const char *variant, const char *case_na
     return rc;
 }
 
-int kb_partner_round(kb_partner *p, int cpu, const kb_sampling *cfg, kb_samples *out, kb_err *err) {
+int kb_partner_round(kb_partner *p, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
+                     kb_err *err) {
     char command[512], *line = NULL;
     size_t cap = 0;
-    snprintf(command, sizeof command, "round %d %d %d %.17g %.17g %.17g %.17g %.17g", cpu,
-             cfg->min_samples, cfg->max_samples, cfg->min_time_s, cfg->max_time_s,
+    snprintf(command, sizeof command, "round %d %d %d %d %.17g %.17g %.17g %.17g %.17g", cpu,
+             move != 0, cfg->min_samples, cfg->max_samples, cfg->min_time_s, cfg->max_time_s,
              cfg->target_rel_ci, cfg->warmup_s, cfg->sample_min_s);
     int rc = exchange(p, command, &line, &cap, err);
     if (rc == 0 && (!starts_with_word(line, "samples") || parse_samples(line, out) != 0)) {
@@ -246,9 +247,11 @@ static int answer_round(const kb_partner_server *s, const char *args, FILE *out,
                         kb_err *err) {
     int cpu;
     kb_sampling c;
-    if (sscanf(args, "%d %d %d %lf %lf %lf %lf %lf", &cpu, &c.min_samples, &c.max_samples,
-               &c.min_time_s, &c.max_time_s, &c.target_rel_ci, &c.warmup_s, &c.sample_min_s) != 8 ||
-        c.min_samples < 1 || c.max_samples < c.min_samples || c.max_samples > 1000000 ||
+    int move;
+    if (sscanf(args, "%d %d %d %d %lf %lf %lf %lf %lf", &cpu, &move, &c.min_samples, &c.max_samples,
+               &c.min_time_s, &c.max_time_s, &c.target_rel_ci, &c.warmup_s, &c.sample_min_s) != 9 ||
+        (move != 0 && move != 1) || c.min_samples < 1 || c.max_samples < c.min_samples ||
+        c.max_samples > 1000000 ||
         !(c.min_time_s >= 0.0 && c.max_time_s >= c.min_time_s && c.max_time_s <= 3600.0) ||
         !(c.target_rel_ci >= 0.0 && c.target_rel_ci <= 1.0) ||
         !(c.warmup_s >= 0.0 && c.warmup_s <= 3600.0) ||
@@ -257,7 +260,7 @@ static int answer_round(const kb_partner_server *s, const char *args, FILE *out,
     if (!open) return fprintf(out, "error no case is set up for this round\n");
     kb_samples smp = {0};
     kb_err local = {{0}};
-    if (s->round(s->ctx, cpu, &c, &smp, &local) != 0) {
+    if (s->round(s->ctx, cpu, move, &c, &smp, &local) != 0) {
         kb_samples_free(&smp);
         return fprintf(out, "error %s\n", local.msg);
     }

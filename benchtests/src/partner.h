@@ -8,7 +8,7 @@
  *   head: case <variant> <case>                    set the case up
  *   base: ready <rmse> <max_abs>                   inputs made, output checked
  *       | absent | skip <why> | error <message>
- *   head: round <cpu> <min_samples> <max_samples> <min_time_s> <max_time_s>
+ *   head: round <cpu> <move> <min_samples> <max_samples> <min_time_s> <max_time_s>
  *               <target_rel_ci> <warmup_s> <sample_min_s>     (kb_sampling)
  *   base: samples <disturbed> <disturbed_kept> <reps> <n> <ms>...
  *       | error <message>
@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define KB_PARTNER_VERSION 1
+#define KB_PARTNER_VERSION 2
 
 /* The head's end of the connection. */
 typedef struct kb_partner {
@@ -54,9 +54,11 @@ int kb_partner_case_open(kb_partner *p, const char *variant, const char *case_na
                          kb_partner_case *status, double *rmse, double *max_abs, char *why,
                          size_t why_size, kb_err *err);
 
-/* One round on the base, pinned to `cpu` (-1: anywhere), sampled by cfg;
- * fills out (kb_samples_free it). */
-int kb_partner_round(kb_partner *p, int cpu, const kb_sampling *cfg, kb_samples *out, kb_err *err);
+/* One round on the base, pinned to `cpu` (-1: anywhere), on buffers moved
+ * to fresh memory first when `move`, sampled by cfg; fills out
+ * (kb_samples_free it). */
+int kb_partner_round(kb_partner *p, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
+                     kb_err *err);
 
 int kb_partner_case_close(kb_partner *p, kb_err *err);
 
@@ -69,7 +71,8 @@ typedef struct kb_partner_server {
     /* status as above; fills rmse/max_abs or why (one line). */
     int (*open)(void *ctx, const char *variant, const char *case_name, kb_partner_case *status,
                 double *rmse, double *max_abs, char *why, size_t why_size, kb_err *err);
-    int (*round)(void *ctx, int cpu, const kb_sampling *cfg, kb_samples *out, kb_err *err);
+    int (*round)(void *ctx, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
+                 kb_err *err);
     void (*close)(void *ctx);
 } kb_partner_server;
 

@@ -371,11 +371,11 @@ kb_case_session *kb_case_open(const kb_run_ctx *ctx, const kb_case *c, const kb_
     return s;
 }
 
-int kb_case_round(kb_case_session *s, int cpu, const kb_sampling *cfg, kb_samples *out,
+int kb_case_round(kb_case_session *s, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
                   kb_err *err) {
     memset(out, 0, sizeof *out);
     if (cpu >= 0) (void)kb_affinity_pin(cpu); /* not allowed there: the scheduler decides */
-    if (s->rounds++ > 0 && relocate(s->ctx, &s->bf, err) != 0) return -1;
+    if (s->rounds++ > 0 && move && relocate(s->ctx, &s->bf, err) != 0) return -1;
     if (kb_sample(cfg, time_reps, &s->tc, out) != 0)
         return kb_fail(err, "the implementation failed while timed");
     return 0;

@@ -83,8 +83,9 @@ kb_case_session *kb_case_open(const kb_run_ctx *ctx, const kb_case *c, const kb_
                               kb_case_result *r);
 
 /* One round of cfg's samples on `cpu` (-1: wherever the scheduler puts
- * it); every round after the first moves the case's buffers first. */
-int kb_case_round(kb_case_session *s, int cpu, const kb_sampling *cfg, kb_samples *out,
+ * it); with `move`, every round after the first moves the case's buffers to
+ * fresh memory first. */
+int kb_case_round(kb_case_session *s, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
                   kb_err *err);
 
 void kb_case_close(kb_case_session *s);
