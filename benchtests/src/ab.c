@@ -14,14 +14,15 @@
  * amount per pair. Both sides are sampled by the same configuration. */
 #define AB_SAMPLES     9
 #define AB_WARMUP_S    0.005
-#define AB_MAX_ROUND_S 0.25
+#define AB_MAX_ROUND_S 0.1
 
 /* Largest case (bytes moved per call) whose buffers move to fresh memory
  * before every round. Moving is how a pair avoids inheriting one lucky or
  * unlucky placement in the caches; a larger case streams from memory, where
  * placement matters little, and moving it would cost more than measuring it
- * (a 256 MiB case: about a second a pair, in page faults and copies). */
-#define AB_MOVE_MAX_BYTES (64.0 * 1024 * 1024)
+ * (a 256 MiB case: about a second a pair in page faults and copies; the
+ * limit is the size of this project's machines' L3, 32 MiB). */
+#define AB_MOVE_MAX_BYTES (32.0 * 1024 * 1024)
 
 static kb_sampling round_config(const kb_run_ctx *ctx) {
     kb_sampling c = ctx->opt->sampling;

@@ -70,8 +70,12 @@ static int parse_samples(const char *line, kb_samples *out) {
 /* How the base ended, for messages: "exited with status 2", "killed by
  * signal 11", or "still running". */
 static void describe_exit(kb_partner *p, char *out, size_t size) {
-    int status;
-    pid_t r = p->pid > 0 ? waitpid(p->pid, &status, 0) : -1;
+    int status = 0;
+    if (p->pid <= 0) {
+        snprintf(out, size, "ended before");
+        return;
+    }
+    pid_t r = waitpid(p->pid, &status, 0);
     if (r != p->pid)
         snprintf(out, size, "still running");
     else if (WIFEXITED(status))
