@@ -9,12 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One side's round: few samples, a short warm-up (the buffers were just
- * moved and first touched), capped in time so a long case costs a bounded
- * amount per pair. Both sides are sampled by the same configuration. */
+/* One side's round: AB_SAMPLES samples, or as many as fit in
+ * AB_MAX_ROUND_S but at least AB_MIN_SAMPLES (a case whose call lasts
+ * 0.2 s takes three), after a short warm-up (the buffers were just moved
+ * and first touched). Both sides are sampled by the same configuration. */
 #define AB_SAMPLES     9
+#define AB_MIN_SAMPLES 3
 #define AB_WARMUP_S    0.005
 #define AB_MAX_ROUND_S 0.1
+
+/* Fewest pairs whose sign-test interval is finite at 95 %: a case whose
+ * pairs are slow may stop here once its time is up. */
+#define AB_FEWEST_PAIRS 6
 
 /* Largest case (bytes moved per call) whose buffers move to fresh memory
  * before every round. Moving is how a pair avoids inheriting one lucky or
@@ -26,8 +32,10 @@
 
 static kb_sampling round_config(const kb_run_ctx *ctx) {
     kb_sampling c = ctx->opt->sampling;
-    c.min_samples = c.max_samples = AB_SAMPLES;
+    c.min_samples = AB_MIN_SAMPLES;
+    c.max_samples = AB_SAMPLES;
     c.min_time_s = 0.0;
+    c.target_rel_ci = 0.0; /* a round is its samples or its time, never cut short */
     c.max_time_s = AB_MAX_ROUND_S < c.max_time_s ? AB_MAX_ROUND_S : c.max_time_s;
     c.warmup_s = AB_WARMUP_S < c.warmup_s ? AB_WARMUP_S : c.warmup_s;
     if (ctx->opt->cold_cache) c.sample_min_s = 0.0; /* one call per flush */
@@ -148,9 +156,9 @@ int kb_ab_measure(const kb_run_ctx *ctx, kb_case_session *s, kb_case_result *r, 
         base_ms[k] = ab->pairs[k].base_ms;
         ab->n_pairs = k + 1;
         ab->elapsed_s = kb_now_s() - t0;
-        /* the time limit ends a case only once it has its minimum of pairs */
-        int final =
-            k + 1 == max_pairs || (k + 1 >= g->ab_min_pairs && ab->elapsed_s >= g->ab_max_time_s);
+        /* once its time is up a case ends as soon as its interval is finite */
+        const int fewest = g->ab_min_pairs < AB_FEWEST_PAIRS ? g->ab_min_pairs : AB_FEWEST_PAIRS;
+        int final = k + 1 == max_pairs || (k + 1 >= fewest && ab->elapsed_s >= g->ab_max_time_s);
         ab->decision = kb_gate_ab(g, ratios, k + 1, final);
         if (ab->decision.verdict != KB_LAT_PENDING) break;
     }

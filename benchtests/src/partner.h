@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#define KB_PARTNER_VERSION 2
+#define KB_PARTNER_VERSION 3
 
 /* The head's end of the connection. */
 typedef struct kb_partner {

@@ -82,13 +82,13 @@ function(fake_base name body)
 endfunction()
 fake_base(v999 "echo 'kbench-partner 999 ab'; cat >/dev/null")
 run_head("another protocol version" 2 same "${WORK}/v999")
-expect_text("another protocol version" "protocol version 999, this driver version 2")
+expect_text("another protocol version" "protocol version 999, this driver version 3")
 
 fake_base(old "echo \"kbench: error: unknown option '--partner'\" >&2; exit 2")
 run_head("a base without the protocol" 2 same "${WORK}/old")
 expect_text("a base without the protocol" "did not answer the A/B partner protocol (exited with status 2)")
 
-fake_base(dies "echo 'kbench-partner 2 ab'; read line; exit 3")
+fake_base(dies "echo 'kbench-partner 3 ab'; read line; exit 3")
 run_head("a base that dies" 1 same "${WORK}/dies")
 expect_text("a base that dies" "stopped answering case default small (exited with status 3")
 
