@@ -1,0 +1,198 @@
+#!/usr/bin/env bash
+# Measures A/B mode against its targets (docs/gate.md, "A/B mode: measured").
+#
+#   ab_targets.sh aa BUILD RUNS [NEIGHBOURS]
+#       RUNS times `BUILD/bin/kbench-ab --all HEAD -L '^cpu$'` (A/A: the
+#       working tree against its own commit; run it on a clean tree), with
+#       NEIGHBOURS CPU-bound processes (`yes >/dev/null`) beside it (default
+#       0). Prints per run: failing tests, verdict counts, the median and
+#       90th percentile of the cases' resolution, wall time.
+#
+#   ab_targets.sh detect BUILD RUNS KERNEL[:CASE]...
+#       Real code changes: for each kernel, a worktree of HEAD whose CPU
+#       implementation does 15 % (then 25 %) more work on CASE (default: the
+#       manifest's first case) by running itself a second time on that
+#       share of its calls, spread evenly over them (so every sample of
+#       many calls holds the same share); built with BUILD's options. Each
+#       is compared RUNS times with BUILD (the unchanged HEAD) as base:
+#       counted as caught when the case's verdict is "regression". Then the
+#       other way round (the changed build as base, so the head is faster):
+#       counted when the verdict is "faster", and any failure is reported.
+#       The driver is run directly on the case (what its CTest test runs,
+#       one case), in fp32.
+#
+# Results and logs: BUILD/ab-targets/. Needs a clean working tree for aa and
+# detect (the base is HEAD). Exit status 0 unless a step could not run.
+set -euo pipefail
+
+die() {
+  echo "ab_targets: $*" >&2
+  exit 2
+}
+
+[[ $# -ge 3 ]] || die "usage: ab_targets.sh aa BUILD RUNS [NEIGHBOURS] | detect BUILD RUNS KERNEL[:CASE]..."
+mode=$1
+build=$(cd "$2" && pwd)
+runs=$3
+shift 3
+[[ $runs =~ ^[0-9]+$ ]] || die "RUNS must be a number: '$runs'"
+src=$(sed -n 's/^kbench_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt")
+[[ -n $src ]] || die "$build is not a configured kbench build"
+out="$build/ab-targets"
+mkdir -p "$out"
+
+# Verdict counts and resolutions of the A/B result JSONs in a directory.
+summarise_results() {
+  python3 - "$1" <<'EOF'
+import glob, json, statistics, sys
+verdicts, res = {}, []
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    d = json.load(open(f))
+    if d.get("mode") != "ab":
+        continue
+    for c in d["cases"]:
+        lat = c.get("latency")
+        if lat is None:
+            verdicts["error"] = verdicts.get("error", 0) + 1
+            continue
+        verdicts[lat["verdict"]] = verdicts.get(lat["verdict"], 0) + 1
+        r = lat.get("ab", {}).get("resolution")
+        if r is not None:
+            res.append(r)
+res.sort()
+v = " ".join(f"{k}={n}" for k, n in sorted(verdicts.items()))
+if res:
+    print(f"{v}; resolution median {100 * statistics.median(res):.2f} %, "
+          f"p90 {100 * res[int(0.9 * (len(res) - 1))]:.2f} %")
+else:
+    print(v)
+EOF
+}
+
+start_neighbours() {
+  neighbours=()
+  for ((i = 0; i < $1; ++i)); do
+    yes >/dev/null &
+    neighbours+=($!)
+  done
+}
+
+stop_neighbours() {
+  ((${#neighbours[@]})) && kill "${neighbours[@]}" 2>/dev/null
+  neighbours=()
+}
+trap stop_neighbours EXIT
+
+aa() {
+  local n=${1:-0} run log t0 t1 failed
+  [[ -z $(git -C "$src" status --porcelain --untracked-files=no) ]] ||
+    die "aa: the working tree has changes; A/A compares HEAD with itself"
+  for ((run = 1; run <= runs; ++run)); do
+    log="$out/aa-n$n-$run.log"
+    start_neighbours "$n"
+    t0=$(date +%s)
+    "$build/bin/kbench-ab" --all HEAD -L '^cpu$' >"$log" 2>&1 || true
+    t1=$(date +%s)
+    stop_neighbours
+    rm -rf "$out/aa-n$n-$run.results"
+    cp -r "$build/kbench-results" "$out/aa-n$n-$run.results"
+    failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed.*/\1/p' "$log")
+    printf 'aa run %d (neighbours %d): %s failed tests; %s; %d s\n' "$run" "$n" "${failed:-?}" \
+      "$(summarise_results "$out/aa-n$n-$run.results")" $((t1 - t0))
+  done
+}
+
+# Patches the worktree's kernel source: the registered CPU implementations
+# run a second time on `pct` % of their calls of case `case`.
+patch_kernel() {
+  local dir=$1 kernel=$2 case=$3 pct=$4
+  local file="$dir/kernels/$kernel/$kernel.c"
+  python3 - "$file" "$case" "$pct" <<'EOF'
+import re, sys
+path, case, pct = sys.argv[1], sys.argv[2], int(sys.argv[3])
+text = open(path).read()
+fns = re.findall(r'\{"cpu", "[^"]+", (\w+)\}', text)
+if not fns:
+    sys.exit(f"{path}: no CPU implementation found")
+wrappers = "#include <string.h>\n"
+for fn in sorted(set(fns)):
+    wrappers += f"""
+/* Detection experiment: {pct} % more work on case {case}. */
+static int kb__more_{fn}(const kb_args *a) {{
+    static int credit;
+    int rc = {fn}(a);
+    if (rc != 0 || strcmp(kb_case_name(a->c), "{case}") != 0) return rc;
+    credit += {pct};
+    if (credit < 100) return 0;
+    credit -= 100;
+    return {fn}(a);
+}}
+"""
+    text = re.sub(r'(\{"cpu", "[^"]+", )' + fn + r'\}', r'\1kb__more_' + fn + '}', text)
+at = text.index("static const kb_kernel")
+open(path, "w").write(text[:at] + wrappers + "\n" + text[at:])
+EOF
+}
+
+# Builds HEAD with kernel's case `case` doing pct % more work.
+build_changed() {
+  local kernel=$1 case=$2 pct=$3
+  local dir="$out/detect/$kernel-$pct"
+  git -C "$src" worktree remove --force "$dir/src" >/dev/null 2>&1 || rm -rf "$dir/src"
+  git -C "$src" worktree prune
+  mkdir -p "$dir"
+  git -C "$src" worktree add --detach --force "$dir/src" HEAD >/dev/null
+  patch_kernel "$dir/src" "$kernel" "$case" "$pct"
+  cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DKBENCH_BACKENDS=cpu \
+    >"$dir/configure.log" 2>&1 || die "configure failed: $dir/configure.log"
+  cmake --build "$dir/build" --target "kbench-$kernel" -j "$(nproc)" >"$dir/build.log" 2>&1 ||
+    die "build failed: $dir/build.log"
+}
+
+# Runs head against base on one case `runs` times; prints how many runs
+# ended with the verdict `want`, and the ratios seen.
+count_verdicts() {
+  local head_bin=$1 base_bin=$2 base_src=$3 kernel=$4 case=$5 want=$6 run hits=0 ratios=""
+  local results="$out/detect/results"
+  for ((run = 1; run <= runs; ++run)); do
+    rm -rf "$results"
+    "$head_bin/kbench-$kernel" --precision fp32 --case "$case" --ab-base "$base_bin" \
+      --ab-source "$base_src" --results-dir "$results" >"$out/detect/last.log" 2>&1 || true
+    local verdict ratio
+    read -r verdict ratio < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+lat = d["cases"][0].get("latency", {})
+print(lat.get("verdict", "error"), round(lat.get("ratio", 0), 3))' "$results/$kernel.cpu.fp32.json")
+    [[ $verdict == "$want" ]] && hits=$((hits + 1))
+    ratios+=" $ratio"
+  done
+  echo "$hits/$runs ($want; ratios:$ratios)"
+}
+
+detect() {
+  local spec kernel case pct dir
+  [[ -z $(git -C "$src" status --porcelain --untracked-files=no) ]] ||
+    die "detect: the working tree has changes; the base is HEAD, built in $build"
+  for spec in "$@"; do
+    kernel=${spec%%:*}
+    case=${spec#*:}
+    [[ $case == "$spec" ]] && case=$(python3 -c '
+import json, sys; print(json.load(open(sys.argv[1]))["cases"][0]["name"])' "$src/kernels/$kernel/kernel.json")
+    cmake --build "$build" --target "kbench-$kernel" >/dev/null
+    for pct in 15 25; do
+      build_changed "$kernel" "$case" "$pct"
+      dir="$out/detect/$kernel-$pct"
+      printf '%s %s x1.%02d slower: caught %s\n' "$kernel" "$case" "$pct" \
+        "$(count_verdicts "$dir/build/bin" "$build/bin" "$src" "$kernel" "$case" regression)"
+      printf '%s %s x1/1.%02d faster: reported faster %s\n' "$kernel" "$case" "$pct" \
+        "$(count_verdicts "$build/bin" "$dir/build/bin" "$dir/src" "$kernel" "$case" faster)"
+    done
+  done
+}
+
+case "$mode" in
+aa) aa "${1:-0}" ;;
+detect) detect "$@" ;;
+*) die "unknown mode '$mode' (aa or detect)" ;;
+esac
