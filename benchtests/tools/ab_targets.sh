@@ -40,6 +40,7 @@ src=$(sed -n 's/^kbench_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt")
 [[ -n $src ]] || die "$build is not a configured kbench build"
 out="$build/ab-targets"
 mkdir -p "$out"
+neighbours=()
 
 # Verdict counts and resolutions of the A/B result JSONs in a directory.
 summarise_results() {
@@ -78,7 +79,7 @@ start_neighbours() {
 }
 
 stop_neighbours() {
-  ((${#neighbours[@]})) && kill "${neighbours[@]}" 2>/dev/null
+  if ((${#neighbours[@]})); then kill "${neighbours[@]}" 2>/dev/null || true; fi
   neighbours=()
 }
 trap stop_neighbours EXIT
@@ -141,7 +142,7 @@ build_changed() {
   git -C "$src" worktree remove --force "$dir/src" >/dev/null 2>&1 || rm -rf "$dir/src"
   git -C "$src" worktree prune
   mkdir -p "$dir"
-  git -C "$src" worktree add --detach --force "$dir/src" HEAD >/dev/null
+  git -C "$src" worktree add --detach --force "$dir/src" HEAD >/dev/null 2>&1
   patch_kernel "$dir/src" "$kernel" "$case" "$pct"
   cmake -S "$dir/src" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DKBENCH_BACKENDS=cpu \
     >"$dir/configure.log" 2>&1 || die "configure failed: $dir/configure.log"
