@@ -119,11 +119,14 @@ kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, i
     }
     if (n < cfg->ab_min_pairs && !final) return d;
     const double limit = 1.0 + cfg->latency_tol;
+    /* Decided once the interval is on one side of both thresholds; an
+     * interval below 1 + tolerance that still reaches under 1 / (1 +
+     * tolerance) may yet turn out faster, so it waits for more pairs. */
     if (d.ci_lo > limit)
         d.verdict = KB_LAT_REGRESSION;
     else if (d.ci_hi < 1.0 / limit)
         d.verdict = KB_LAT_FASTER;
-    else if (d.ci_hi <= limit)
+    else if (d.ci_hi <= limit && (d.ci_lo >= 1.0 / limit || final))
         d.verdict = KB_LAT_OK;
     else if (final)
         d.verdict = KB_LAT_INCONCLUSIVE;

@@ -79,10 +79,10 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
 /* The A/B decision on n paired ratios (head median / base median, one per
  * pair of interleaved rounds): their median and its distribution-free 95 %
  * confidence interval (sign test). REGRESSION when the interval lies above
- * 1 + tolerance, FASTER when it lies below 1 / (1 + tolerance), OK when its
- * upper end is within 1 + tolerance; otherwise PENDING, or INCONCLUSIVE
- * when `final` (no more pairs will come). PENDING too below ab_min_pairs
- * unless `final`. */
+ * 1 + tolerance, FASTER when it lies below 1 / (1 + tolerance), OK when it
+ * lies between the two; otherwise PENDING (another pair), or when `final`
+ * (no more pairs will come) OK if its upper end is within 1 + tolerance and
+ * INCONCLUSIVE if not. PENDING too below ab_min_pairs unless `final`. */
 typedef struct kb_ab_decision {
     kb_latency_verdict verdict;
     int n_pairs;

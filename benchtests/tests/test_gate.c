@@ -123,6 +123,42 @@ static void test_disturbed_round_cannot_confirm(void) {
     ASSERT_INT_EQ(d.best, 1);
 }
 
+/* n ratios around center, spread +-rel evenly (deterministic). */
+static void ab_ratios(double *x, int n, double center, double rel) {
+    for (int i = 0; i < n; ++i) x[i] = center * (1.0 + rel * (2.0 * i / (n - 1) - 1.0));
+}
+
+static void test_ab_decisions(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    double x[30];
+    ab_ratios(x, 10, 1.0, 0.02);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 5, 0).verdict, KB_LAT_PENDING); /* below the minimum */
+    kb_ab_decision d = kb_gate_ab(&cfg, x, 10, 0);
+    ASSERT_INT_EQ(d.verdict, KB_LAT_OK);
+    ASSERT_INT_EQ(d.n_pairs, 10);
+    ASSERT(d.ci_lo < 1.0 && d.ci_hi > 1.0);
+    ab_ratios(x, 10, 1.15, 0.02);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_REGRESSION);
+    ab_ratios(x, 10, 0.8, 0.02);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_FASTER);
+    /* 1.10 sits inside the interval: not decided until the end */
+    ab_ratios(x, 10, 1.10, 0.05);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_PENDING);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 1).verdict, KB_LAT_INCONCLUSIVE);
+    /* under 1.10 but reaching below 1/1.10: may yet be faster */
+    ab_ratios(x, 10, 0.93, 0.05);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_PENDING);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 1).verdict, KB_LAT_OK);
+    /* two wild pairs of ten move the interval by two ranks only */
+    ab_ratios(x, 10, 1.0, 0.01);
+    x[3] = 3.0;
+    x[7] = 0.3;
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_OK);
+    /* final with too few pairs for a finite interval */
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 4, 1).verdict, KB_LAT_INCONCLUSIVE);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 0, 1).verdict, KB_LAT_INCONCLUSIVE);
+}
+
 static void test_confirm_rounds_zero_decides_at_once(void) {
     kb_gate_cfg cfg = kb_gate_defaults();
     cfg.confirm_rounds = 0;
@@ -514,6 +550,7 @@ int main(void) {
     RUN_TEST(test_slow_then_fast_cleared);
     RUN_TEST(test_25_percent_slower_regression);
     RUN_TEST(test_disturbed_round_cannot_confirm);
+    RUN_TEST(test_ab_decisions);
     RUN_TEST(test_confirm_rounds_zero_decides_at_once);
     RUN_TEST(test_15_percent_slower_regression);
     RUN_TEST(test_recorded_round_spread_raises_the_bar);

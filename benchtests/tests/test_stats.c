@@ -200,6 +200,29 @@ static void test_mann_whitney_empty(void) {
     ASSERT_NEAR(kb_mann_whitney_greater(a, 0, a, 1, 1.0), 1.0, 0);
 }
 
+static void test_sign_ci_ranks(void) {
+    double x[30], med, lo, hi;
+    for (int i = 0; i < 30; ++i) x[i] = 30 - i; /* 30, 29, ..., 1: unsorted on purpose */
+    /* n = 5: no order statistics give 95 %: infinite */
+    ASSERT_INT_EQ(kb_median_sign_ci(x + 25, 5, &med, &lo, &hi), 0);
+    ASSERT(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
+    ASSERT_NEAR(med, 3.0, 0);
+    /* n = 6: P(B < 1) = 1/64 <= 0.025 < P(B < 2) = 7/64: [min, max] */
+    ASSERT_INT_EQ(kb_median_sign_ci(x + 24, 6, &med, &lo, &hi), 0);
+    ASSERT_NEAR(lo, 1.0, 0);
+    ASSERT_NEAR(hi, 6.0, 0);
+    /* n = 10: P(B < 2) = 11/1024 <= 0.025 < P(B < 3) = 56/1024: [x(2), x(9)] */
+    ASSERT_INT_EQ(kb_median_sign_ci(x + 20, 10, &med, &lo, &hi), 0);
+    ASSERT_NEAR(lo, 2.0, 0);
+    ASSERT_NEAR(hi, 9.0, 0);
+    ASSERT_NEAR(med, 5.5, 0);
+    /* n = 30: k = 10 (P(B < 10) = 0.0214, P(B < 11) = 0.0494): [x(10), x(21)] */
+    ASSERT_INT_EQ(kb_median_sign_ci(x, 30, &med, &lo, &hi), 0);
+    ASSERT_NEAR(lo, 10.0, 0);
+    ASSERT_NEAR(hi, 21.0, 0);
+    ASSERT(kb_median_sign_ci(x, 0, &med, &lo, &hi) != 0);
+}
+
 int main(void) {
     RUN_TEST(test_odd_count_by_hand);
     RUN_TEST(test_even_count_by_hand);
@@ -214,5 +237,6 @@ int main(void) {
     RUN_TEST(test_mann_whitney_scale);
     RUN_TEST(test_mann_whitney_by_hand);
     RUN_TEST(test_mann_whitney_empty);
+    RUN_TEST(test_sign_ci_ranks);
     return kb_test_summary();
 }
