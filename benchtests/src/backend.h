@@ -29,6 +29,14 @@ typedef struct kb_backend {
      * uses to tell a slower kernel from a slower machine (probe.h). May be
      * NULL: the gate then cannot allow for machine drift. */
     int (*time_stream)(void *dst, const void *src, size_t bytes, int reps, double *ms);
+    /* The same with the runtime's own copy (memcpy on the CPU): a second
+     * memory figure, which moves apart from the first on some hosts
+     * (docs/gate.md). May be NULL. */
+    int (*time_copy)(void *dst, const void *src, size_t bytes, int reps, double *ms);
+    /* Times `steps` steps of a core probe (probe_core.h): independent FMAs
+     * (chain 0) or one dependent FMA chain (chain 1): the compute side of
+     * the machine model (machine.h). May be NULL. */
+    int (*time_core)(int chain, long steps, double *ms);
     /* GPU backends: the stream implementations launch on (kb_args.stream). */
     void *(*stream)(void);
     /* Cold-cache mode: evicts the kernel's data from the caches (writes a

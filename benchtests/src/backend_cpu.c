@@ -2,6 +2,7 @@
 #include "backend.h"
 #include "disturb.h"
 #include "hwinfo.h"
+#include "probe_core.h"
 #include "timer.h"
 
 #include <errno.h>
@@ -91,6 +92,23 @@ static int cpu_time_stream(void *dst, const void *src, size_t bytes, int reps, d
     return 0;
 }
 
+static int cpu_time_copy(void *dst, const void *src, size_t bytes, int reps, double *ms) {
+    double t0 = kb_now_s();
+    for (int r = 0; r < reps; ++r) memcpy(dst, src, bytes);
+    *ms = (kb_now_s() - t0) * 1e3;
+    return 0;
+}
+
+static int cpu_time_core(int chain, long steps, double *ms) {
+    double t0 = kb_now_s();
+    if (chain)
+        kb_probe_chain_steps(steps);
+    else
+        kb_probe_fma_steps(steps);
+    *ms = (kb_now_s() - t0) * 1e3;
+    return 0;
+}
+
 /* Cold-cache mode: read and write one word of every cache line of a buffer
  * twice the size of the largest cache, so the case's data is evicted from
  * every level. Explicit writes, not memset: for large sizes glibc's memset
@@ -135,6 +153,8 @@ const kb_backend kb_backend_cpu = {
     .download = cpu_copy,
     .time_calls = cpu_time_calls,
     .time_stream = cpu_time_stream,
+    .time_copy = cpu_time_copy,
+    .time_core = cpu_time_core,
     .flush_caches = cpu_flush_caches,
     .identify = cpu_identify,
     .describe = cpu_describe,

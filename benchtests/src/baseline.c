@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,34 @@ static int check_ms_array(const cJSON *entry, const char *key, const char *path,
     return 0;
 }
 
+/* The machine model's fields (machine.h): optional, each probe figure a
+ * positive finite number, the bound one of its names, intensity and
+ * balance finite and not negative. */
+static int check_model(const cJSON *entry, const char *path, const char *field, kb_err *err) {
+    for (int k = 0; k < KB_PROBE_N; ++k) {
+        const char *key = kb_probe_key((kb_probe_kind)k);
+        double v = 1.0;
+        if (kb_json_number(entry, key, 0, &v, path, field, err) != 0) return -1;
+        if (!(v > 0.0 && isfinite(v)))
+            return kb_fail(err, "%s: field '%s.%s': must be a positive finite number", path, field,
+                           key);
+    }
+    static const char *const ratios[] = {"intensity", "balance"};
+    for (int i = 0; i < 2; ++i) {
+        double v = 0.0;
+        if (kb_json_number(entry, ratios[i], 0, &v, path, field, err) != 0) return -1;
+        if (!(v >= 0.0 && isfinite(v)))
+            return kb_fail(err, "%s: field '%s.%s': must be a finite number, not negative", path,
+                           field, ratios[i]);
+    }
+    const cJSON *bound = cJSON_GetObjectItemCaseSensitive(entry, "bound");
+    kb_bound b;
+    if (bound && (!cJSON_IsString(bound) || kb_bound_parse(bound->valuestring, &b) != 0))
+        return kb_fail(err, "%s: field '%s.bound': expected \"memory\", \"compute\" or \"unknown\"",
+                       path, field);
+    return 0;
+}
+
 static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     if (strlen(entry->string) > KB_BASELINE_KEY_MAX)
         return kb_fail(err, "%s: field 'entries.%.40s...': key longer than %d characters", path,
@@ -46,18 +75,16 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     snprintf(env_field, sizeof env_field, "%s.environment", field);
     if (!cJSON_IsObject(entry))
         return kb_fail(err, "%s: field '%s': expected an object", path, field);
-    double median = 0.0, rmse = 0.0, min = 1.0, probe = 1.0;
+    double median = 0.0, rmse = 0.0, min = 1.0;
     if (kb_json_number(entry, "median_ms", 1, &median, path, field, err) != 0 ||
         kb_json_number(entry, "min_ms", 0, &min, path, field, err) != 0 ||
-        kb_json_number(entry, "rmse", 1, &rmse, path, field, err) != 0 ||
-        kb_json_number(entry, "probe_gbps", 0, &probe, path, field, err) != 0)
+        kb_json_number(entry, "rmse", 1, &rmse, path, field, err) != 0)
         return -1;
-    if (median <= 0.0)
+    if (!(median > 0.0))
         return kb_fail(err, "%s: field '%s.median_ms': must be positive", path, field);
-    if (min <= 0.0) return kb_fail(err, "%s: field '%s.min_ms': must be positive", path, field);
+    if (!(min > 0.0)) return kb_fail(err, "%s: field '%s.min_ms': must be positive", path, field);
     if (rmse < 0.0) return kb_fail(err, "%s: field '%s.rmse': must not be negative", path, field);
-    if (probe <= 0.0)
-        return kb_fail(err, "%s: field '%s.probe_gbps': must be positive", path, field);
+    if (check_model(entry, path, field, err) != 0) return -1;
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
     if (!cJSON_IsObject(env))
         return kb_fail(err, "%s: field '%s.environment': expected an object", path, field);
@@ -126,7 +153,11 @@ int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e)
     e->median_ms = number_or(entry, "median_ms", 0.0);
     e->min_ms = number_or(entry, "min_ms", e->median_ms);
     e->rmse = number_or(entry, "rmse", 0.0);
-    e->probe_gbps = number_or(entry, "probe_gbps", 0.0);
+    for (int k = 0; k < KB_PROBE_N; ++k)
+        e->probe.v[k] = number_or(entry, kb_probe_key((kb_probe_kind)k), 0.0);
+    const cJSON *bound = cJSON_GetObjectItemCaseSensitive(entry, "bound");
+    e->bound = KB_BOUND_UNKNOWN;
+    if (cJSON_IsString(bound)) (void)kb_bound_parse(bound->valuestring, &e->bound);
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
     snprintf(e->hardware_id, sizeof e->hardware_id, "%s",
              cJSON_GetObjectItemCaseSensitive(env, "hardware_id")->valuestring);

@@ -5,6 +5,7 @@
 #define KB_BASELINE_H
 
 #include "error.h"
+#include "machine.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -20,7 +21,8 @@ typedef struct kb_baseline_entry {
     double *round_medians_ms; /* owned; the medians of every recorded round; may be NULL */
     int n_rounds;
     double rmse;
-    double probe_gbps; /* the machine's bandwidth probe at recording; 0 when absent */
+    kb_probe_reading probe; /* the machine probe at recording; 0 where absent */
+    kb_bound bound;         /* what bounds the case (UNKNOWN in older baselines) */
     char hardware_id[512];
     char recorded_at[40];
 } kb_baseline_entry;

@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Rounds whose probes count towards the drift (the runner measures at most
+ * KB_MAX_ROUNDS = 16). */
+#define KB_MAX_GATE_ROUNDS 64
+
 kb_gate_cfg kb_gate_defaults(void) {
     return (kb_gate_cfg){
         .latency_tol = 0.10,
@@ -22,7 +26,7 @@ kb_gate_cfg kb_gate_defaults(void) {
 const char *kb_latency_verdict_name(kb_latency_verdict v) {
     static const char *const names[] = {"ok",         "cleared", "inconclusive", "machine_drift",
                                         "regression", "pending", "no_baseline",  "other_hardware",
-                                        "recorded",   "faster",  "new"};
+                                        "recorded",   "faster",  "new",          "too_noisy"};
     return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
 }
 
@@ -62,20 +66,22 @@ static double widest(double a, double b, double c) {
     return a > b ? (a > c ? a : c) : (b > c ? b : c);
 }
 
-/* How much slower the machine is than when the baseline was recorded: the
- * baseline's probe over the fastest probe of these rounds (each side is the
- * best of its rounds, as the medians compared are). 1 when either is
- * unknown. */
-static double machine_drift(const kb_round *rounds, int n_rounds, const kb_baseline_entry *base) {
-    double best = 0.0;
-    for (int i = 0; i < n_rounds; ++i)
-        if (rounds[i].probe_gbps > best) best = rounds[i].probe_gbps;
-    return best > 0.0 && base->probe_gbps > 0.0 ? base->probe_gbps / best : 1.0;
+/* How much slower the machine is than when the baseline was recorded, by
+ * the figures of the case's bound: the baseline's over the best of these
+ * rounds (each side is the best of its rounds, as the medians compared
+ * are). */
+static double machine_drift(const kb_round *rounds, int n_rounds, const kb_baseline_entry *base,
+                            kb_probe_kind *which) {
+    kb_probe_reading now[KB_MAX_GATE_ROUNDS], best;
+    int n = n_rounds < KB_MAX_GATE_ROUNDS ? n_rounds : KB_MAX_GATE_ROUNDS;
+    for (int i = 0; i < n; ++i) now[i] = rounds[i].probe;
+    kb_probe_best(now, n, &best);
+    return kb_machine_drift(base->bound, &base->probe, &best, which);
 }
 
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id) {
-    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0, 1.0};
+    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0, 1.0, KB_PROBE_N};
     for (int i = 1; i < n_rounds; ++i)
         if (rounds[i].median < rounds[d.best].median) d.best = i;
     if (!base || n_rounds == 0) return d;
@@ -103,12 +109,26 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
         d.verdict = KB_LAT_INCONCLUSIVE;
         return d;
     }
-    d.drift = machine_drift(rounds, n_rounds, base);
+    d.drift = machine_drift(rounds, n_rounds, base, &d.drift_probe);
     /* The machine must have moved by more than a kernel may (the tolerance):
      * smaller drift is what the tolerance is for. */
     int drifted = d.drift > limit && !(d.ratio / d.drift > limit + d.noise);
     d.verdict = drifted ? KB_LAT_MACHINE_DRIFT : KB_LAT_REGRESSION;
     return d;
+}
+
+double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
+                            int best, int *too_noisy) {
+    double lo = rounds[0].median, hi = lo;
+    for (int i = 1; i < n_rounds; ++i) {
+        if (rounds[i].median < lo) lo = rounds[i].median;
+        if (rounds[i].median > hi) hi = rounds[i].median;
+    }
+    double between = lo > 0.0 ? (hi - lo) / lo : 0.0;
+    double within = relative_spread(rounds[best].ms, rounds[best].n);
+    double noise = 0.5 * (between > within ? between : within);
+    *too_noisy = !(noise <= cfg->latency_tol);
+    return noise;
 }
 
 kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, int final) {

@@ -6,6 +6,7 @@
 
 #include "accuracy.h"
 #include "baseline.h"
+#include "machine.h"
 #include "manifest.h"
 
 #include <stddef.h>
@@ -27,26 +28,27 @@ typedef enum kb_latency_verdict {
     KB_LAT_OK,             /* median within tolerance */
     KB_LAT_CLEARED,        /* first round slow, a re-measurement within tolerance: noise */
     KB_LAT_INCONCLUSIVE,   /* every round slow, but not distinguishable from noise */
-    KB_LAT_MACHINE_DRIFT,  /* every round slow, but so was the machine's bandwidth probe */
+    KB_LAT_MACHINE_DRIFT,  /* every round slow, but so was the machine probe that bounds it */
     KB_LAT_REGRESSION,     /* confirmed slowdown: fails */
     KB_LAT_PENDING,        /* slow so far: measure another round */
     KB_LAT_NO_BASELINE,    /* nothing to compare with */
     KB_LAT_OTHER_HARDWARE, /* the baseline was recorded on different hardware */
     KB_LAT_RECORDED,       /* update mode: the measurement became the baseline */
     KB_LAT_FASTER,         /* A/B: the head is confidently faster than the base beyond tolerance */
-    KB_LAT_NEW             /* A/B: the base has no such case: nothing to compare with */
+    KB_LAT_NEW,            /* A/B: the base has no such case: nothing to compare with */
+    KB_LAT_TOO_NOISY       /* update mode: rounds too noisy to gate against; not recorded */
 } kb_latency_verdict;
 
 const char *kb_latency_verdict_name(kb_latency_verdict v);
 
-/* One round of samples (per-call milliseconds), its median, the bandwidth
- * probe measured right after it (0 when not measured), and how many of its
- * samples were disturbed but kept (the thread kept losing its CPU). */
+/* One round of samples (per-call milliseconds), its median, the machine
+ * probe measured right after it (all 0 when not measured), and how many of
+ * its samples were disturbed but kept (the thread kept losing its CPU). */
 typedef struct kb_round {
     const double *ms;
     int n;
     double median;
-    double probe_gbps;
+    kb_probe_reading probe;
     int disturbed_kept;
 } kb_round;
 
@@ -57,7 +59,8 @@ typedef struct kb_latency_decision {
     double first_ratio; /* first round's median / baseline median */
     double p_value;     /* distribution test, when it ran (else -1) */
     double noise;       /* half the widest spread: see kb_gate_latency */
-    double drift;       /* baseline probe GB/s / best probe GB/s now (1 when unknown) */
+    double drift;       /* how much slower the machine is (kb_machine_drift; 1 when unknown) */
+    kb_probe_kind drift_probe; /* the figure that said so; KB_PROBE_N when none */
 } kb_latency_decision;
 
 /* Decides on the rounds measured so far. base may be NULL (no baseline).
@@ -69,12 +72,22 @@ typedef struct kb_latency_decision {
  * significantly slower
  * than the baseline's samples scaled by (1 + tolerance), and the best round
  * holds no disturbed samples (a round that had to keep them measured the
- * neighbour as much as the kernel: inconclusive). When the machine's
- * bandwidth probe is slower than at recording by more than the tolerance, the
- * slowdown must also hold after dividing the ratio by the probe's slowdown;
- * if it does not, the verdict is KB_LAT_MACHINE_DRIFT. */
+ * neighbour as much as the kernel: inconclusive). When the machine is
+ * slower than at recording by more than the tolerance, by the probe figures
+ * of the bound the baseline recorded (kb_machine_drift), the slowdown must
+ * also hold after dividing the ratio by the machine's; if it does not, the
+ * verdict is KB_LAT_MACHINE_DRIFT. */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);
+
+/* Whether rounds about to be recorded are steady enough to gate against:
+ * the noise the gate would later grant the case from the baseline alone
+ * (half the wider of the best round's p10-p90 spread and the spread of the
+ * round medians) must not exceed the tolerance, or a slowdown of twice the
+ * tolerance could pass as noise. Returns that noise; *too_noisy is set when
+ * it exceeds the tolerance. */
+double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
+                            int best, int *too_noisy);
 
 /* The A/B decision on n paired ratios (head median / base median, one per
  * pair of interleaved rounds): their median and its distribution-free 95 %

@@ -1,6 +1,7 @@
 #include "jsonutil.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,10 @@ int kb_json_number(const cJSON *obj, const char *key, int required, double *out,
     const cJSON *v;
     if (member(obj, key, required, cJSON_IsNumber, "a number", &v, file, field, err) != 0)
         return -1;
+    /* 1e999 parses as inf: no field of kbench's files means that. */
+    if (v && !isfinite(v->valuedouble))
+        return kb_fail(err, "%s: field '%s%s%s': %g is not a finite number", file, field,
+                       dot(field), key, v->valuedouble);
     if (v) *out = v->valuedouble;
     return 0;
 }

@@ -179,7 +179,10 @@ static int record(driver *d, kb_case_result *res, int n, const cJSON *env, kb_er
         cJSON_AddItemToObject(entries, key, kb_report_baseline_entry(&res[i], env, now));
         ++recorded;
     }
-    if (kb_baseline_merge(d->baseline_path, d->manifest.name, d->profile, entries, err) != 0)
+    /* nothing to record leaves the file as it is (not even rewritten) */
+    if (recorded == 0)
+        cJSON_Delete(entries);
+    else if (kb_baseline_merge(d->baseline_path, d->manifest.name, d->profile, entries, err) != 0)
         return -1;
     printf("recorded %d of %d cases into %s\n", recorded, n, d->baseline_path);
     return 0;

@@ -21,6 +21,7 @@ static const char *verdict_text(const kb_case_result *r) {
     case KB_LAT_RECORDED: return "recorded";
     case KB_LAT_FASTER: return "ok (faster than base)";
     case KB_LAT_NEW: return "ok (new: not in base)";
+    case KB_LAT_TOO_NOISY: return "FAIL too noisy to record";
     default: return "?";
     }
 }
@@ -101,6 +102,22 @@ void kb_report_table(FILE *f, const kb_report *rep) {
     for (int i = 0; i < rep->n_results; ++i) print_device_notes(f, &rep->results[i]);
 }
 
+/* One probe figure: the baseline's and every round's, when both exist. */
+static void print_probe(FILE *f, const kb_case_result *r, kb_probe_kind k) {
+    if (r->base.probe.v[k] <= 0.0) return;
+    int any = 0;
+    for (int i = 0; i < r->n_rounds; ++i) any |= r->probe[i].v[k] > 0.0;
+    if (!any) return;
+    fprintf(f, "  probe %-5s baseline %.2f %s; now ", kb_probe_name(k), r->base.probe.v[k],
+            kb_probe_unit(k));
+    for (int i = 0, first = 1; i < r->n_rounds; ++i)
+        if (r->probe[i].v[k] > 0.0) {
+            fprintf(f, "%s%.2f", first ? "" : ", ", r->probe[i].v[k]);
+            first = 0;
+        }
+    fprintf(f, "\n");
+}
+
 static void print_rounds(FILE *f, const kb_case_result *r) {
     fprintf(f, "  rounds:     ");
     for (int i = 0; i < r->n_rounds; ++i) {
@@ -110,18 +127,24 @@ static void print_rounds(FILE *f, const kb_case_result *r) {
         fprintf(f, ")");
     }
     fprintf(f, "\n");
-    if (r->base.probe_gbps <= 0.0 || r->probe_gbps[0] <= 0.0) return;
-    fprintf(f, "  probe:      baseline %.2f GB/s; now ", r->base.probe_gbps);
-    for (int i = 0; i < r->n_rounds; ++i)
-        if (r->probe_gbps[i] > 0.0) fprintf(f, "%s%.2f", i ? ", " : "", r->probe_gbps[i]);
-    fprintf(f, " GB/s (machine x%.3f slower)\n", r->lat.drift);
+    for (int k = 0; k < KB_PROBE_N; ++k) print_probe(f, r, (kb_probe_kind)k);
+    kb_probe_kind figs[2];
+    kb_bound_probes(r->base.bound, figs);
+    fprintf(f, "  machine:    the case is %s-bound (recorded: %s), so the %s and %s figures count: ",
+            r->base.bound == KB_BOUND_COMPUTE ? "compute" : "memory", kb_bound_name(r->base.bound),
+            kb_probe_name(figs[0]), kb_probe_name(figs[1]));
+    if (r->lat.drift_probe == KB_PROBE_N)
+        fprintf(f, "neither was measured on both sides\n");
+    else
+        fprintf(f, "machine x%.3f slower by the %s probe\n", r->lat.drift,
+                kb_probe_name(r->lat.drift_probe));
 }
 
 /* A slowdown that the machine's own slowdown explains passes, but says so. */
 static void print_drift_note(FILE *f, const kb_report *rep, const kb_case_result *r) {
     fprintf(f,
             "\n---- note: %s  case %s  variant %s: every round slower than the baseline, "
-            "but the machine's bandwidth probe was slower by as much; not failed\n",
+            "but the machine probe was slower by as much; not failed\n",
             rep->test_name, r->c->name, r->variant);
     print_rounds(f, r);
 }
@@ -140,6 +163,20 @@ static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_resul
             "\n  rule:       the interval's lower end is above x%.2f (tolerance %.0f %%): "
             "the head is slower than the base beyond doubt\n",
             1.0 + ctx->opt->gate.latency_tol, 100.0 * ctx->opt->gate.latency_tol);
+}
+
+/* Update mode: rounds too noisy to become a baseline. */
+static void print_too_noisy(FILE *f, const kb_run_ctx *ctx, const kb_case_result *r) {
+    fprintf(f, "  recording:  not recorded: round medians ");
+    for (int i = 0; i < r->n_rounds; ++i)
+        fprintf(f, "%s%.4f", i ? ", " : "", r->rounds[i].median);
+    fprintf(f,
+            " ms; the gate would grant this case %.1f %% of noise (half the wider of the "
+            "rounds' spread and the best round's p10-p90), more than the tolerance (%.1f %%), "
+            "so a slowdown of twice the tolerance could pass\n"
+            "  rule:       record on a quieter machine, or with the tolerance the baseline "
+            "is meant for (--latency-tolerance)\n",
+            100.0 * r->record_noise, 100.0 * ctx->opt->gate.latency_tol);
 }
 
 static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
@@ -167,13 +204,14 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
                 "  rule:       median above baseline x %.2f in the first round and all %d "
                 "confirmation rounds; best round above it by more than the case's noise "
                 "(%.1f %%) and slower than the baseline's samples x %.2f "
-                "(Mann-Whitney p = %.2g < %.2g); machine slower x%.3f by its bandwidth "
-                "probe (allowed for beyond x%.2f)\n",
+                "(Mann-Whitney p = %.2g < %.2g); machine slower x%.3f by its probe "
+                "(allowed for beyond x%.2f)\n",
                 1.0 + ctx->opt->gate.latency_tol, ctx->opt->gate.confirm_rounds,
                 100.0 * r->lat.noise, 1.0 + ctx->opt->gate.latency_tol, r->lat.p_value,
                 ctx->opt->gate.alpha, r->lat.drift, 1.0 + ctx->opt->gate.latency_tol);
         fprintf(f, "  baseline:   %s\n", rep->baseline_path);
     }
+    if (r->lat.verdict == KB_LAT_TOO_NOISY) print_too_noisy(f, ctx, r);
 }
 
 int kb_report_failures(FILE *f, const kb_report *rep) {
@@ -254,6 +292,13 @@ static cJSON *accuracy_json(const kb_case_result *r) {
     return a;
 }
 
+/* The figures of a machine probe reading that were measured, under their
+ * baseline names. */
+static void add_probe(cJSON *o, const kb_probe_reading *p) {
+    for (int k = 0; k < KB_PROBE_N; ++k)
+        if (p->v[k] > 0.0) cJSON_AddNumberToObject(o, kb_probe_key((kb_probe_kind)k), p->v[k]);
+}
+
 static cJSON *rounds_json(const kb_case_result *r) {
     cJSON *arr = cJSON_CreateArray();
     for (int i = 0; i < r->n_rounds; ++i) {
@@ -263,7 +308,7 @@ static cJSON *rounds_json(const kb_case_result *r) {
         cJSON_AddNumberToObject(o, "elapsed_ms", r->rounds[i].elapsed_s * 1e3);
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
         if (r->round_cpu[i] >= 0) cJSON_AddNumberToObject(o, "cpu", r->round_cpu[i]);
-        if (r->probe_gbps[i] > 0.0) cJSON_AddNumberToObject(o, "probe_gbps", r->probe_gbps[i]);
+        add_probe(o, &r->probe[i]);
         if (r->power_w[i] > 0.0) {
             cJSON_AddNumberToObject(o, "power_w", r->power_w[i]);
             cJSON_AddNumberToObject(o, "energy_per_call_mj", r->energy_mj[i]);
@@ -387,6 +432,15 @@ static cJSON *case_json(const kb_case_result *r, int ab) {
         cJSON_AddNumberToObject(lat, "p_value", r->lat.p_value);
         cJSON_AddNumberToObject(lat, "noise", r->lat.noise);
         cJSON_AddNumberToObject(lat, "machine_drift", r->lat.drift);
+        cJSON_AddStringToObject(lat, "bound", kb_bound_name(r->base.bound));
+        if (r->lat.drift_probe != KB_PROBE_N)
+            cJSON_AddStringToObject(lat, "drift_probe", kb_probe_name(r->lat.drift_probe));
+    }
+    if (r->lat.verdict == KB_LAT_RECORDED || r->lat.verdict == KB_LAT_TOO_NOISY) {
+        cJSON_AddNumberToObject(lat, "record_noise", r->record_noise);
+        cJSON_AddStringToObject(lat, "bound", kb_bound_name(r->bound));
+        cJSON_AddNumberToObject(lat, "intensity", r->intensity);
+        cJSON_AddNumberToObject(lat, "balance", r->balance);
     }
     if (ab) cJSON_AddItemToObject(lat, "ab", ab_json(r));
     cJSON_AddItemToObject(o, "device", device_json(r));
@@ -453,10 +507,12 @@ cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const
     cJSON_AddNumberToObject(e, "rmse", r->acc.rmse);
     cJSON_AddNumberToObject(e, "max_abs_err", r->acc.max_abs);
     cJSON_AddNumberToObject(e, "gbps", r->gbps);
-    double probe = 0.0;
-    for (int i = 0; i < r->n_rounds; ++i)
-        if (r->probe_gbps[i] > probe) probe = r->probe_gbps[i];
-    if (probe > 0.0) cJSON_AddNumberToObject(e, "probe_gbps", probe);
+    kb_probe_reading probe;
+    kb_probe_best(r->probe, r->n_rounds, &probe);
+    add_probe(e, &probe);
+    cJSON_AddStringToObject(e, "bound", kb_bound_name(r->bound));
+    cJSON_AddNumberToObject(e, "intensity", r->intensity);
+    cJSON_AddNumberToObject(e, "balance", r->balance);
     cJSON_AddStringToObject(e, "recorded_at", now);
     cJSON_AddItemToObject(e, "environment", cJSON_Duplicate(env, 1));
     return e;

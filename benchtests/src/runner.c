@@ -233,16 +233,21 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
     return 0;
 }
 
+/* The rounds measured so far, as the gate takes them. */
+static void gate_rounds(const kb_case_result *r, kb_round *rounds) {
+    for (int i = 0; i < r->n_rounds; ++i)
+        rounds[i] = (kb_round){r->rounds[i].ms, r->rounds[i].n, r->rounds[i].median, r->probe[i],
+                               r->rounds[i].disturbed_kept};
+}
+
 static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
     kb_round rounds[KB_MAX_ROUNDS];
-    for (int i = 0; i < r->n_rounds; ++i)
-        rounds[i] = (kb_round){r->rounds[i].ms, r->rounds[i].n, r->rounds[i].median,
-                               r->probe_gbps[i], r->rounds[i].disturbed_kept};
+    gate_rounds(r, rounds);
     return kb_gate_latency(&ctx->opt->gate, rounds, r->n_rounds, r->has_base ? &r->base : NULL,
                            ctx->hardware_id);
 }
 
-/* The machine's bandwidth is probed after every recorded round and after
+/* The machine is probed after every recorded round and after
  * every round of a suspected slowdown; a case within tolerance costs none. */
 static int needs_probe(const kb_run_ctx *ctx, const kb_case_result *r) {
     if (ctx->opt->update) return 1;
@@ -257,7 +262,7 @@ static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_res
         return kb_fail(err, "the implementation failed while timed");
     r->lat = decide(ctx, r);
     if (!needs_probe(ctx, r)) return 0;
-    if (kb_probe_measure(tc->probe, &r->probe_gbps[r->n_rounds - 1], err) != 0) return -1;
+    if (kb_probe_measure(tc->probe, &r->probe[r->n_rounds - 1], err) != 0) return -1;
     r->lat = decide(ctx, r);
     return 0;
 }
@@ -268,6 +273,21 @@ static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_res
  * wanders by itself); gating re-measures a suspected slowdown after growing
  * pauses, so a burst of load on the machine can pass. Either way each round
  * after the first runs on the next CPU with its buffers moved. */
+/* The recorded rounds: what bounds the case on this machine (by the best
+ * of each probe figure over the rounds) and whether they are steady enough
+ * to become the baseline. */
+static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
+    kb_probe_reading best;
+    kb_probe_best(r->probe, r->n_rounds, &best);
+    r->bound = kb_bound_of(r->bytes, r->flops, &best, &r->intensity, &r->balance);
+    kb_round rounds[KB_MAX_ROUNDS];
+    gate_rounds(r, rounds);
+    int too_noisy = 0;
+    r->record_noise =
+        kb_gate_record_noise(&ctx->opt->gate, rounds, r->n_rounds, r->lat.best, &too_noisy);
+    r->lat.verdict = too_noisy ? KB_LAT_TOO_NOISY : KB_LAT_RECORDED;
+}
+
 static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, kb_err *err) {
     double pause = ctx->opt->confirm_pause_s;
     for (;;) {
@@ -275,7 +295,7 @@ static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, k
         if (measure_and_decide(ctx, tc, r, err) != 0) return -1;
         if (ctx->opt->update) {
             if (r->n_rounds >= ctx->opt->record_rounds) {
-                r->lat.verdict = KB_LAT_RECORDED;
+                judge_recording(ctx, r);
                 return 0;
             }
             kb_sleep_s(ctx->opt->confirm_pause_s);
@@ -416,7 +436,8 @@ void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, k
 }
 
 int kb_case_passed(const kb_case_result *r) {
-    return !r->error && r->acc_fired == 0 && r->lat.verdict != KB_LAT_REGRESSION;
+    return !r->error && r->acc_fired == 0 && r->lat.verdict != KB_LAT_REGRESSION &&
+           r->lat.verdict != KB_LAT_TOO_NOISY;
 }
 
 void kb_case_result_free(kb_case_result *r) {

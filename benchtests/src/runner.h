@@ -46,7 +46,7 @@ typedef struct kb_case_result {
     int acc_fired;
     char acc_why[1024];
     kb_samples rounds[KB_MAX_ROUNDS];
-    double probe_gbps[KB_MAX_ROUNDS]; /* bandwidth probe after each round; 0 = not run */
+    kb_probe_reading probe[KB_MAX_ROUNDS]; /* machine probe after each round; 0 = not run */
     int round_cpu[KB_MAX_ROUNDS];     /* CPU each round started on; -1 = unknown */
     double power_w[KB_MAX_ROUNDS];    /* device power over the round; 0 = not measured */
     double energy_mj[KB_MAX_ROUNDS];  /* device energy per call over the round */
@@ -61,6 +61,10 @@ typedef struct kb_case_result {
     int has_base;
     kb_baseline_entry base;
     kb_latency_decision lat;
+    kb_bound bound;          /* update mode: what bounds the case on this machine (machine.h) */
+    double intensity;        /* its flops per byte */
+    double balance;          /* the machine's FMA GFLOP/s per streaming GB/s; 0 = unknown */
+    double record_noise;     /* update mode: kb_gate_record_noise */
     kb_ab_result ab; /* A/B mode: the pairs and their decision */
     int error;       /* the case could not run; message in error_msg */
     char error_msg[1024];
@@ -71,7 +75,7 @@ typedef struct kb_case_result {
 void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r);
 
 /* Whether the case passes: no error, accuracy within bounds, latency not a
- * confirmed regression. */
+ * confirmed regression, and in update mode steady enough to record. */
 int kb_case_passed(const kb_case_result *r);
 
 /* A case set up for timing (used by kb_run_case, A/B mode and the A/B

@@ -2,9 +2,10 @@
 #   1. record a fresh baseline into a scratch directory     -> exit 0
 #   2. re-run against it                                     -> exit 0
 #   3. against a copy with every _ms value x 0.25 (4x slower) -> exit 1, regression message
-#   4. against a copy 4x slower whose recorded machine bandwidth (probe_gbps)
-#      is 8x what it is now: the machine explains it          -> exit 0, drift note
+#   4. against a copy 4x slower whose recorded machine probe figures (probe_*)
+#      are 8x what they are now: the machine explains it      -> exit 0, drift note
 #   5. against a copy with every rmse shifted by +0.01       -> exit 1, drift message
+#   6. recording with a tolerance its rounds are too noisy for -> exit 1, nothing written
 # Inputs: DRIVER (kbench-<kernel>), TOOL (kbench-baseline), WORK (scratch dir).
 
 foreach(var DRIVER TOOL WORK)
@@ -29,14 +30,24 @@ endfunction()
 set(dir "${WORK}/baselines")
 set(base "${dir}/e2e/swish.json")
 
-run_driver("record" 0 --baseline-dir "${dir}" --update-baselines)
+# Recorded for a 10x tolerance, so that the recording is not refused as too
+# noisy beside a CPU-bound neighbour (step 6 tests the refusal); the steps
+# gate with the default tolerance.
+run_driver("record" 0 --baseline-dir "${dir}" --update-baselines --latency-tolerance 10)
 expect_text("record" "recorded 1 of 1 cases")
 if(NOT EXISTS "${base}")
   message(FATAL_ERROR "record: ${base} was not written")
 endif()
 file(READ "${base}" recorded)
-if(NOT recorded MATCHES "\"probe_gbps\": [0-9]")
-  message(FATAL_ERROR "record: ${base} has no probe_gbps (the machine's bandwidth at recording)")
+# The machine model: every CPU probe figure, and the bound of this
+# elementwise case (0.25 flop per byte: memory).
+foreach(key probe_gbps probe_copy_gbps probe_fma_gflops probe_chain_gsteps)
+  if(NOT recorded MATCHES "\"${key}\": [0-9]")
+    message(FATAL_ERROR "record: ${base} has no ${key} (the machine probe at recording)")
+  endif()
+endforeach()
+if(NOT recorded MATCHES "\"bound\": \"memory\"")
+  message(FATAL_ERROR "record: ${base} does not record the case as memory-bound:\n${recorded}")
 endif()
 
 run_driver("same code, fresh baseline" 0 --baseline-dir "${dir}")
@@ -51,7 +62,8 @@ derive(scale-ms 0.25 "${base}" "${WORK}/slow.json")
 run_driver("simulated 4x slowdown" 1 --baseline "${WORK}/slow.json")
 expect_text("slowdown" "FAIL latency")
 expect_text("slowdown" "confirmation rounds")
-expect_text("slowdown" "probe:      baseline")
+expect_text("slowdown" "probe scale baseline")
+expect_text("slowdown" "memory-bound (recorded: memory)")
 if(CMAKE_HOST_SYSTEM_NAME STREQUAL "Linux")
   # Each confirmation round names the CPU it ran on (rounds rotate over them).
   expect_text("slowdown" ", cpu ")
@@ -69,4 +81,18 @@ derive(shift-rmse 0.01 "${base}" "${WORK}/drift.json")
 run_driver("simulated accuracy drift" 1 --baseline "${WORK}/drift.json")
 expect_text("drift" "rmse drifted from the baseline")
 
-message("e2e gate: all five steps behaved as expected")
+# A tolerance of 0.01 % no real rounds meet: refused, the case fails and
+# the baseline file is not touched.
+file(SHA256 "${base}" before)
+run_driver("too noisy to record" 1 --baseline-dir "${dir}" --update-baselines
+  --latency-tolerance 0.0001)
+expect_text("too noisy" "FAIL too noisy to record")
+expect_text("too noisy" "not recorded: round medians")
+expect_text("too noisy" "recorded 0 of 1 cases")
+file(SHA256 "${base}" after)
+if(NOT before STREQUAL after)
+  message(FATAL_ERROR "too noisy to record: ${base} was rewritten")
+endif()
+expect_json("too noisy" "${WORK}/results/swish.cpu.fp32.json" "too_noisy" cases 0 latency verdict)
+
+message("e2e gate: all six steps behaved as expected")

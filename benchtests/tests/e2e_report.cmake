@@ -33,7 +33,10 @@ include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
 
 # ---- 1. real results
 run_driver("calibrate" 0 --calibrate --results-dir "${results}")
-run_driver("record" 0 --update-baselines --results-dir "${WORK}/recorded")
+# Recorded with --latency-tolerance 10: the recording refuses rounds too
+# noisy for the tolerance the baseline is meant for (kbench.e2e.gate tests
+# that), and this test must pass beside a CPU-bound neighbour.
+run_driver("record" 0 --update-baselines --latency-tolerance 10 --results-dir "${WORK}/recorded")
 set(base "${WORK}/baselines/e2e/pair.json")
 foreach(step "scale-ms;0.5;${base};${WORK}/fast.json"
              "shift-rmse;0.01;${WORK}/fast.json;${WORK}/drifted.json")

@@ -53,7 +53,13 @@ static cJSON *make_entry(double median, double min, double rmse, const double *s
     cJSON_AddNumberToObject(e, "median_ms", median);
     cJSON_AddNumberToObject(e, "min_ms", min);
     cJSON_AddNumberToObject(e, "rmse", rmse);
-    if (samples) cJSON_AddNumberToObject(e, "probe_gbps", 28.75);
+    if (samples) {
+        cJSON_AddNumberToObject(e, "probe_gbps", 28.75);
+        cJSON_AddNumberToObject(e, "probe_copy_gbps", 30.5);
+        cJSON_AddNumberToObject(e, "probe_fma_gflops", 118.25);
+        cJSON_AddNumberToObject(e, "probe_chain_gsteps", 0.96875);
+        cJSON_AddStringToObject(e, "bound", "compute");
+    }
     if (samples) cJSON_AddItemToObject(e, "samples_ms", cJSON_CreateDoubleArray(samples, n));
     cJSON_AddStringToObject(e, "recorded_at", "2024-05-01T12:00:00Z");
     cJSON *env = cJSON_AddObjectToObject(e, "environment");
@@ -101,7 +107,11 @@ static void test_merge_creates_file_and_round_trips(void) {
     ASSERT_NEAR(e.median_ms, 1.0312, 0);
     ASSERT_NEAR(e.min_ms, 0.984375, 0);
     ASSERT_NEAR(e.rmse, 1.5e-7, 0);
-    ASSERT_NEAR(e.probe_gbps, 28.75, 0);
+    ASSERT_NEAR(e.probe.v[KB_PROBE_SCALE], 28.75, 0);
+    ASSERT_NEAR(e.probe.v[KB_PROBE_COPY], 30.5, 0);
+    ASSERT_NEAR(e.probe.v[KB_PROBE_FMA], 118.25, 0);
+    ASSERT_NEAR(e.probe.v[KB_PROBE_CHAIN], 0.96875, 0);
+    ASSERT_INT_EQ(e.bound, KB_BOUND_COMPUTE);
     ASSERT_INT_EQ(e.n_samples, 5);
     for (int i = 0; i < 5 && i < e.n_samples; ++i) ASSERT_NEAR(e.samples_ms[i], samples_a[i], 0);
     ASSERT(strcmp(e.hardware_id, "hw-one|avx2") == 0);
@@ -303,7 +313,25 @@ static void test_malformed_entry_fields(void) {
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_gbps\": \"fast\", " GOOD_ENV "}",
          "field 'entries." KEY_A ".probe_gbps'", "expected a number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_gbps\": 0, " GOOD_ENV "}",
-         "field 'entries." KEY_A ".probe_gbps'", "must be positive"},
+         "field 'entries." KEY_A ".probe_gbps'", "must be a positive finite number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_gbps\": 1e999, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".probe_gbps'", "not a finite number"},
+        {"{\"median_ms\": 1e999, \"rmse\": 0, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".median_ms'", "not a finite number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_copy_gbps\": -3, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".probe_copy_gbps'", "must be a positive finite number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_fma_gflops\": \"x\", " GOOD_ENV "}",
+         "field 'entries." KEY_A ".probe_fma_gflops'", "expected a number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_chain_gsteps\": 0, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".probe_chain_gsteps'", "must be a positive finite number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"bound\": \"disk\", " GOOD_ENV "}",
+         "field 'entries." KEY_A ".bound'", "expected \"memory\""},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"bound\": 1, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".bound'", "expected \"memory\""},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"intensity\": -1, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".intensity'", "not negative"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"balance\": [], " GOOD_ENV "}",
+         "field 'entries." KEY_A ".balance'", "expected a number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, \"2\", 3.0], " GOOD_ENV "}",
          "field 'entries." KEY_A ".samples_ms[1]'", "expected a positive number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, -2.0], " GOOD_ENV "}",

@@ -46,7 +46,7 @@ static void make_base(void) {
 
 static void set_round(int i, const double *x, int n) {
     memcpy(round_ms[i], x, (size_t)n * sizeof *x);
-    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n), 0.0, 0};
+    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n), {{0}}, 0};
 }
 
 /* Round i: N_ROUND samples around center with +-rel jitter. */
@@ -199,10 +199,10 @@ static void test_recorded_round_spread_raises_the_bar(void) {
  * bandwidth probe read 29 GB/s. Probes per round: */
 static void probed_rounds_at(double ratio, double p0, double p1, double p2, double p3) {
     double probes[4] = {p0, p1, p2, p3};
-    base.probe_gbps = 29.0;
+    base.probe.v[KB_PROBE_SCALE] = 29.0;
     for (int i = 0; i < 4; ++i) {
         make_round(i, ratio, 0.01);
-        rounds[i].probe_gbps = probes[i];
+        rounds[i].probe.v[KB_PROBE_SCALE] = probes[i];
     }
 }
 
@@ -270,9 +270,85 @@ static void test_no_probe_no_drift(void) {
     ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
     ASSERT_NEAR(d.drift, 1.0, 0);
     probed_rounds(20.0, 20.0, 20.0, 20.0);
-    base.probe_gbps = 0.0;
+    base.probe.v[KB_PROBE_SCALE] = 0.0;
     ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
     ASSERT_NEAR(d.drift, 1.0, 0);
+    ASSERT_INT_EQ(d.drift_probe, KB_PROBE_N);
+}
+
+/* The machine model: a baseline recorded with every figure (scale 29 GB/s,
+ * copy 31 GB/s, FMA 120 GFLOP/s, chain 1.0 Gstep/s) and bound b, and four
+ * rounds 27 % slower whose probes read `now` in every round. */
+static void modelled_rounds(kb_bound b, kb_probe_reading now) {
+    make_base();
+    base.bound = b;
+    base.probe = (kb_probe_reading){{29.0, 31.0, 120.0, 1.0}};
+    for (int i = 0; i < 4; ++i) {
+        make_round(i, 1.27, 0.01);
+        rounds[i].probe = now;
+    }
+}
+
+/* A compute-bound case on a core 26 % slower by its FMA throughput, with
+ * memory as fast as ever: the machine explains it. */
+static void test_compute_bound_follows_fma(void) {
+    kb_latency_decision d;
+    modelled_rounds(KB_BOUND_COMPUTE, (kb_probe_reading){{29.0, 31.0, 95.0, 0.99}});
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_MACHINE_DRIFT);
+    ASSERT_INT_EQ(d.drift_probe, KB_PROBE_FMA);
+    ASSERT_NEAR(d.drift, 120.0 / 95.0, 1e-12);
+}
+
+/* The same readings do not excuse a memory-bound case: its figures (scale
+ * and copy) did not move, so the slowdown is the kernel's. */
+static void test_memory_bound_ignores_core(void) {
+    kb_latency_decision d;
+    modelled_rounds(KB_BOUND_MEMORY, (kb_probe_reading){{29.0, 30.5, 95.0, 0.79}});
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    ASSERT_INT_EQ(d.drift_probe, KB_PROBE_COPY);
+    ASSERT_NEAR(d.drift, 31.0 / 30.5, 1e-12);
+}
+
+/* A memory-bound case on a host whose copies slowed while its streaming
+ * scale did not (seen on bandwidth.cpu.fp32 copy_n16M: docs/gate.md): the
+ * slower of the two figures counts. */
+static void test_memory_bound_follows_copy(void) {
+    kb_latency_decision d;
+    modelled_rounds(KB_BOUND_MEMORY, (kb_probe_reading){{28.5, 24.0, 120.0, 1.0}});
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_MACHINE_DRIFT);
+    ASSERT_INT_EQ(d.drift_probe, KB_PROBE_COPY);
+    ASSERT_NEAR(d.drift, 31.0 / 24.0, 1e-12);
+}
+
+/* A slower clock with the FMA throughput unchanged (a latency-bound core
+ * loop): the chain figure explains a compute-bound slowdown. */
+static void test_compute_bound_follows_clock(void) {
+    kb_latency_decision d;
+    modelled_rounds(KB_BOUND_COMPUTE, (kb_probe_reading){{29.0, 31.0, 119.0, 0.78}});
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_MACHINE_DRIFT);
+    ASSERT_INT_EQ(d.drift_probe, KB_PROBE_CHAIN);
+}
+
+/* Recording: steady rounds pass; rounds whose medians spread by 30 %
+ * (noise 15 %), or a best round whose samples spread by +-25 %, are too
+ * noisy for a 10 % tolerance. */
+static void test_record_noise(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    int too_noisy = -1;
+    for (int i = 0; i < 3; ++i) make_round(i, 1.0 + 0.01 * i, 0.01);
+    double noise = kb_gate_record_noise(&cfg, rounds, 3, 0, &too_noisy);
+    ASSERT_INT_EQ(too_noisy, 0);
+    ASSERT(noise < 0.02);
+    make_round(2, 1.3, 0.01);
+    noise = kb_gate_record_noise(&cfg, rounds, 3, 0, &too_noisy);
+    ASSERT_INT_EQ(too_noisy, 1);
+    ASSERT(noise > 0.14 && noise < 0.16);
+    make_round(2, 1.0, 0.25);
+    kb_gate_record_noise(&cfg, rounds, 3, 2, &too_noisy);
+    ASSERT_INT_EQ(too_noisy, 1);
+    cfg.latency_tol = 0.5; /* a baseline meant for a 50 % tolerance may be that noisy */
+    kb_gate_record_noise(&cfg, rounds, 3, 2, &too_noisy);
+    ASSERT_INT_EQ(too_noisy, 0);
 }
 
 static void test_5_percent_slower_ok(void) {
@@ -307,7 +383,7 @@ static void test_bimodal_overlap_inconclusive(void) {
         snprintf(hi, sizeof hi, "hi%d", i);
         jittered(bimodal_round[i], 19, 0.55, 0.02, lo);
         jittered(bimodal_round[i] + 19, 21, 1.65, 0.02, hi);
-        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40), 0.0, 0};
+        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40), {{0}}, 0};
         ASSERT(r[i].median > 1.10 * base.median_ms);
     }
     kb_gate_cfg cfg = kb_gate_defaults();
@@ -560,6 +636,11 @@ int main(void) {
     RUN_TEST(test_drift_within_tolerance_ignored);
     RUN_TEST(test_drift_smaller_than_slowdown_fails);
     RUN_TEST(test_no_probe_no_drift);
+    RUN_TEST(test_compute_bound_follows_fma);
+    RUN_TEST(test_memory_bound_ignores_core);
+    RUN_TEST(test_memory_bound_follows_copy);
+    RUN_TEST(test_compute_bound_follows_clock);
+    RUN_TEST(test_record_noise);
     RUN_TEST(test_5_percent_slower_ok);
     RUN_TEST(test_bimodal_overlap_inconclusive);
     RUN_TEST(test_no_baseline);

@@ -17,8 +17,8 @@ static int usage(FILE *f) {
                "       kbench-baseline scale-ms FACTOR IN OUT   multiply every *_ms value\n"
                "       kbench-baseline shift-rmse DELTA IN OUT  add DELTA to every rmse\n"
                "       kbench-baseline scale-probe FACTOR IN OUT\n"
-               "                                 multiply every probe_gbps (the machine's\n"
-               "                                 bandwidth at recording)\n");
+               "                                 multiply every probe_* figure (the machine\n"
+               "                                 probe at recording)\n");
     return f == stderr ? 2 : 0;
 }
 
@@ -43,7 +43,7 @@ static int targeted(const cJSON *it, edit_kind kind) {
     switch (kind) {
     case SCALE_MS: return ends_with(it->string, "_ms");
     case SHIFT_RMSE: return strcmp(it->string, "rmse") == 0 && cJSON_IsNumber(it);
-    case SCALE_PROBE: return strcmp(it->string, "probe_gbps") == 0 && cJSON_IsNumber(it);
+    case SCALE_PROBE: return strncmp(it->string, "probe_", 6) == 0 && cJSON_IsNumber(it);
     }
     return 0;
 }
@@ -70,8 +70,9 @@ static int derive(edit_kind kind, const char *arg, const char *in, const char *o
     }
     kb_err err;
     kb_baseline check;
-    if (kb_baseline_open(&check, in, &err) != 0 || !check.root) {
-        fprintf(stderr, "kbench-baseline: %s\n", check.root ? err.msg : "no such file");
+    int opened = kb_baseline_open(&check, in, &err);
+    if (opened != 0 || !check.root) {
+        fprintf(stderr, "kbench-baseline: %s\n", opened != 0 ? err.msg : "no such file");
         return 2;
     }
     edit(check.root, kind, value);

@@ -72,7 +72,8 @@ refused("token over plain http" "refusing to send KBENCH_CDASH_TOKEN over plain 
 set(profile dashboard-selftest)
 run("record a swish baseline" 0 "${WORK}/record.log"
   "${SWISH}" --precision fp32 --profile ${profile} --baseline-dir "${WORK}/baselines"
-  --results-dir "${WORK}/record-results" --update-baselines)
+  --results-dir "${WORK}/record-results" --update-baselines
+  --latency-tolerance 10) # the dashboard gates it: recorded whatever the machine's noise
 file(WRITE "${WORK}/initial-cache.txt"
   "KBENCH_BASELINE_DIR:PATH=${WORK}/baselines\nKBENCH_PROFILE:STRING=${profile}\n")
 # The environment overrides the configured baseline settings at test time

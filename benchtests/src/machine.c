@@ -1,0 +1,70 @@
+#include "machine.h"
+
+#include <string.h>
+
+static const char *const probe_names[KB_PROBE_N] = {"scale", "copy", "fma", "chain"};
+static const char *const probe_keys[KB_PROBE_N] = {"probe_gbps", "probe_copy_gbps",
+                                                   "probe_fma_gflops", "probe_chain_gsteps"};
+static const char *const probe_units[KB_PROBE_N] = {"GB/s", "GB/s", "GFLOP/s", "Gstep/s"};
+static const char *const bound_names[] = {"unknown", "memory", "compute"};
+
+const char *kb_probe_name(kb_probe_kind k) {
+    return (unsigned)k < KB_PROBE_N ? probe_names[k] : "?";
+}
+
+const char *kb_probe_key(kb_probe_kind k) { return (unsigned)k < KB_PROBE_N ? probe_keys[k] : "?"; }
+
+const char *kb_probe_unit(kb_probe_kind k) {
+    return (unsigned)k < KB_PROBE_N ? probe_units[k] : "?";
+}
+
+void kb_probe_best(const kb_probe_reading *readings, int n, kb_probe_reading *best) {
+    memset(best, 0, sizeof *best);
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < KB_PROBE_N; ++k)
+            if (readings[i].v[k] > best->v[k]) best->v[k] = readings[i].v[k];
+}
+
+const char *kb_bound_name(kb_bound b) {
+    return (unsigned)b < sizeof bound_names / sizeof *bound_names ? bound_names[b] : "?";
+}
+
+int kb_bound_parse(const char *name, kb_bound *b) {
+    for (unsigned i = 0; i < sizeof bound_names / sizeof *bound_names; ++i)
+        if (strcmp(name, bound_names[i]) == 0) {
+            *b = (kb_bound)i;
+            return 0;
+        }
+    return -1;
+}
+
+kb_bound kb_bound_of(double bytes, double flops, const kb_probe_reading *r, double *intensity,
+                     double *balance) {
+    const double bw = r->v[KB_PROBE_SCALE], fma = r->v[KB_PROBE_FMA];
+    *intensity = bytes > 0.0 && flops >= 0.0 ? flops / bytes : 0.0;
+    *balance = bw > 0.0 && fma > 0.0 ? fma / bw : 0.0;
+    if (!(bytes > 0.0) || *balance <= 0.0) return KB_BOUND_UNKNOWN;
+    return *intensity > *balance ? KB_BOUND_COMPUTE : KB_BOUND_MEMORY;
+}
+
+void kb_bound_probes(kb_bound b, kb_probe_kind out[2]) {
+    out[0] = b == KB_BOUND_COMPUTE ? KB_PROBE_FMA : KB_PROBE_SCALE;
+    out[1] = b == KB_BOUND_COMPUTE ? KB_PROBE_CHAIN : KB_PROBE_COPY;
+}
+
+double kb_machine_drift(kb_bound b, const kb_probe_reading *base, const kb_probe_reading *now,
+                        kb_probe_kind *which) {
+    kb_probe_kind figs[2];
+    kb_bound_probes(b, figs);
+    double drift = 1.0;
+    *which = KB_PROBE_N;
+    for (int i = 0; i < 2; ++i) {
+        const double was = base->v[figs[i]], is = now->v[figs[i]];
+        if (!(was > 0.0 && is > 0.0)) continue;
+        if (*which == KB_PROBE_N || was / is > drift) {
+            drift = was / is;
+            *which = figs[i];
+        }
+    }
+    return drift;
+}
