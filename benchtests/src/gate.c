@@ -117,8 +117,8 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
     return d;
 }
 
-double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
-                            int best, int *too_noisy) {
+double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds, int best,
+                            int *too_noisy) {
     double lo = rounds[0].median, hi = lo;
     for (int i = 1; i < n_rounds; ++i) {
         if (rounds[i].median < lo) lo = rounds[i].median;

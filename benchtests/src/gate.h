@@ -86,8 +86,8 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
  * round medians) must not exceed the tolerance, or a slowdown of twice the
  * tolerance could pass as noise. Returns that noise; *too_noisy is set when
  * it exceeds the tolerance. */
-double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
-                            int best, int *too_noisy);
+double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds, int best,
+                            int *too_noisy);
 
 /* The A/B decision on n paired ratios (head median / base median, one per
  * pair of interleaved rounds): their median and its distribution-free 95 %

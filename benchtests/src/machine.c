@@ -12,7 +12,9 @@ const char *kb_probe_name(kb_probe_kind k) {
     return (unsigned)k < KB_PROBE_N ? probe_names[k] : "?";
 }
 
-const char *kb_probe_key(kb_probe_kind k) { return (unsigned)k < KB_PROBE_N ? probe_keys[k] : "?"; }
+const char *kb_probe_key(kb_probe_kind k) {
+    return (unsigned)k < KB_PROBE_N ? probe_keys[k] : "?";
+}
 
 const char *kb_probe_unit(kb_probe_kind k) {
     return (unsigned)k < KB_PROBE_N ? probe_units[k] : "?";

@@ -25,7 +25,7 @@ void kb_probe_init(kb_probe *p, const kb_backend *backend, double case_bytes) {
 /* Whether the backend can measure figure k. */
 static int measurable(const kb_probe *p, kb_probe_kind k) {
     const kb_backend *b = p->backend;
-    return k == KB_PROBE_SCALE ? b->time_stream != NULL
+    return k == KB_PROBE_SCALE  ? b->time_stream != NULL
            : k == KB_PROBE_COPY ? b->time_copy != NULL
                                 : b->time_core != NULL;
 }

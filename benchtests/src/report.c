@@ -130,7 +130,8 @@ static void print_rounds(FILE *f, const kb_case_result *r) {
     for (int k = 0; k < KB_PROBE_N; ++k) print_probe(f, r, (kb_probe_kind)k);
     kb_probe_kind figs[2];
     kb_bound_probes(r->base.bound, figs);
-    fprintf(f, "  machine:    the case is %s-bound (recorded: %s), so the %s and %s figures count: ",
+    fprintf(f,
+            "  machine:    the case is %s-bound (recorded: %s), so the %s and %s figures count: ",
             r->base.bound == KB_BOUND_COMPUTE ? "compute" : "memory", kb_bound_name(r->base.bound),
             kb_probe_name(figs[0]), kb_probe_name(figs[1]));
     if (r->lat.drift_probe == KB_PROBE_N)
@@ -168,8 +169,7 @@ static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_resul
 /* Update mode: rounds too noisy to become a baseline. */
 static void print_too_noisy(FILE *f, const kb_run_ctx *ctx, const kb_case_result *r) {
     fprintf(f, "  recording:  not recorded: round medians ");
-    for (int i = 0; i < r->n_rounds; ++i)
-        fprintf(f, "%s%.4f", i ? ", " : "", r->rounds[i].median);
+    for (int i = 0; i < r->n_rounds; ++i) fprintf(f, "%s%.4f", i ? ", " : "", r->rounds[i].median);
     fprintf(f,
             " ms; the gate would grant this case %.1f %% of noise (half the wider of the "
             "rounds' spread and the best round's p10-p90), more than the tolerance (%.1f %%), "

@@ -47,9 +47,9 @@ typedef struct kb_case_result {
     char acc_why[1024];
     kb_samples rounds[KB_MAX_ROUNDS];
     kb_probe_reading probe[KB_MAX_ROUNDS]; /* machine probe after each round; 0 = not run */
-    int round_cpu[KB_MAX_ROUNDS];     /* CPU each round started on; -1 = unknown */
-    double power_w[KB_MAX_ROUNDS];    /* device power over the round; 0 = not measured */
-    double energy_mj[KB_MAX_ROUNDS];  /* device energy per call over the round */
+    int round_cpu[KB_MAX_ROUNDS];          /* CPU each round started on; -1 = unknown */
+    double power_w[KB_MAX_ROUNDS];         /* device power over the round; 0 = not measured */
+    double energy_mj[KB_MAX_ROUNDS];       /* device energy per call over the round */
     int n_rounds;
     int clocks_checked;    /* the backend could tell whether its clocks were limited */
     unsigned clock_limits; /* KB_CLOCKS_* seen after any timed sample (devmon.h) */
@@ -61,12 +61,12 @@ typedef struct kb_case_result {
     int has_base;
     kb_baseline_entry base;
     kb_latency_decision lat;
-    kb_bound bound;          /* update mode: what bounds the case on this machine (machine.h) */
-    double intensity;        /* its flops per byte */
-    double balance;          /* the machine's FMA GFLOP/s per streaming GB/s; 0 = unknown */
-    double record_noise;     /* update mode: kb_gate_record_noise */
-    kb_ab_result ab; /* A/B mode: the pairs and their decision */
-    int error;       /* the case could not run; message in error_msg */
+    kb_bound bound;      /* update mode: what bounds the case on this machine (machine.h) */
+    double intensity;    /* its flops per byte */
+    double balance;      /* the machine's FMA GFLOP/s per streaming GB/s; 0 = unknown */
+    double record_noise; /* update mode: kb_gate_record_noise */
+    kb_ab_result ab;     /* A/B mode: the pairs and their decision */
+    int error;           /* the case could not run; message in error_msg */
     char error_msg[1024];
 } kb_case_result;
 

@@ -30,11 +30,14 @@ const char *kb_sum_verdict_text(const kb_sum_case *c) {
                  {"no_baseline", "ok (no baseline)"},
                  {"other_hardware", "ok (baseline from other hardware)"},
                  {"recorded", "recorded"},
+                 {"faster", "ok (faster than base)"},
+                 {"new", "ok (new: not in base)"},
                  {"skipped", "skipped"},
                  {"error", "ERROR"}};
     int regression = is(c->verdict, "regression");
     if (*c->acc_failures) return regression ? "FAIL accuracy + latency" : "FAIL accuracy";
     if (regression) return "FAIL latency";
+    if (is(c->verdict, "too_noisy")) return "FAIL too noisy to record";
     if (!c->passed && !is(c->verdict, "error")) return "FAILED";
     for (size_t i = 0; i < sizeof words / sizeof *words; ++i)
         if (is(c->verdict, words[i].verdict)) return words[i].text;
@@ -45,7 +48,7 @@ const char *kb_sum_verdict_text(const kb_sum_case *c) {
 static int not_gated(const kb_sum_case *c) {
     static const char *const verdicts[] = {"inconclusive",   "machine_drift", "no_baseline",
                                            "other_hardware", "recorded",      "skipped",
-                                           "pending"};
+                                           "pending",        "new",           "too_noisy"};
     for (size_t i = 0; i < sizeof verdicts / sizeof *verdicts; ++i)
         if (is(c->verdict, verdicts[i])) return 1;
     return 0;

@@ -45,6 +45,20 @@ static int load_accuracy(const cJSON *c, kb_sum_case *k, const char *file, const
     return text(acc, "failures", 0, &k->acc_failures, file, path, err);
 }
 
+/* A/B mode: the interval of the pair ratios and how many pairs made it. */
+static int load_ab(const cJSON *lat, kb_sum_case *k, const char *file, const char *field,
+                   kb_err *err) {
+    const cJSON *ab;
+    char path[80];
+    snprintf(path, sizeof path, "%s.ab", field);
+    if (kb_json_object(lat, "ab", 0, &ab, file, field, err) != 0) return -1;
+    if (!ab) return 0;
+    if (number(ab, "ci_lo", 0, &k->ab_lo, file, path, err) != 0 ||
+        number(ab, "ci_hi", 0, &k->ab_hi, file, path, err) != 0)
+        return -1;
+    return number(ab, "n_pairs", 0, &k->ab_pairs, file, path, err);
+}
+
 static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                         kb_err *err) {
     const cJSON *lat;
@@ -60,7 +74,10 @@ static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const 
                       &k->p_value, &k->noise,       &k->drift};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
         if (number(lat, keys[i], 0, outs[i], file, path, err) != 0) return -1;
-    return 0;
+    if (text(lat, "drift_probe", 0, &k->drift_probe, file, path, err) != 0 ||
+        number(lat, "record_noise", 0, &k->record_noise, file, path, err) != 0)
+        return -1;
+    return load_ab(lat, k, file, path, err);
 }
 
 static int load_comparison(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
@@ -93,9 +110,12 @@ static int load_figures(const cJSON *c, kb_sum_case *k, const char *file, const 
 static void clear_case(kb_sum_case *k) {
     memset(k, 0, sizeof *k);
     k->name = k->variant = k->verdict = k->error = k->acc_failures = k->compare_to = "";
-    double *figures[] = {&k->median_ms, &k->gbps,  &k->gflops,      &k->pct_peak, &k->rmse,
-                         &k->max_abs,   &k->ratio, &k->first_ratio, &k->base_ms,  &k->base_rmse,
-                         &k->p_value,   &k->noise, &k->drift,       &k->speedup,  &k->bytes_saved};
+    k->drift_probe = "";
+    double *figures[] = {&k->median_ms, &k->gbps,      &k->gflops,      &k->pct_peak,
+                         &k->rmse,      &k->max_abs,   &k->ratio,       &k->first_ratio,
+                         &k->base_ms,   &k->base_rmse, &k->p_value,     &k->noise,
+                         &k->drift,     &k->speedup,   &k->bytes_saved, &k->ab_lo,
+                         &k->ab_hi,     &k->ab_pairs,  &k->record_noise};
     for (size_t i = 0; i < sizeof figures / sizeof *figures; ++i) *figures[i] = NAN;
 }
 
@@ -151,6 +171,8 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
         text(r, "status", 1, &t->status, f, "", err) != 0 ||
         text(r, "profile", 1, &t->profile, f, "", err) != 0 ||
         text(r, "case_set", 0, &t->case_set, f, "", err) != 0 ||
+        text(r, "mode", 0, &t->mode, f, "", err) != 0 ||
+        text(r, "ab_base", 0, &t->ab_base, f, "", err) != 0 ||
         number(r, "latency_tolerance", 1, &t->latency_tol, f, "", err) != 0 ||
         number(r, "accuracy_drift", 0, &t->accuracy_drift, f, "", err) != 0 ||
         kb_json_object(r, "environment", 0, &t->env, f, "", err) != 0)

@@ -19,19 +19,49 @@ static void title(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     kb_buf_puts(b, "\n\n");
 }
 
+/* A/B: the interval of the head/base ratios, every pair measured beside. */
+static void ab_rule(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    char lo[32], hi[32], pairs[32];
+    kb_buf_printf(b, "**Rule: A/B latency regression** (verdict `regression`). Measured "
+                     "interleaved with the base ");
+    kb_md_code(b, *t->ab_base ? t->ab_base : "?", 0);
+    kb_buf_printf(b,
+                  ": the median of the head/base ratios of %s pairs is x%.3f, and its 95 %% "
+                  "interval [%s, %s] lies above the tolerance x%.2f.\n\n",
+                  kb_fig(pairs, sizeof pairs, "%.0f", c->ab_pairs), c->ratio,
+                  kb_fig(lo, sizeof lo, "%.3f", c->ab_lo), kb_fig(hi, sizeof hi, "%.3f", c->ab_hi),
+                  1.0 + t->latency_tol);
+}
+
+/* Update mode: the rounds were too noisy to become a baseline. */
+static void noise_rule(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    char noise[32];
+    kb_buf_printf(b,
+                  "**Rule: too noisy to record** (verdict `too_noisy`). The gate would grant "
+                  "these rounds %s %% of noise, more than the tolerance (%.1f %%); nothing "
+                  "was recorded for this case.\n\n",
+                  kb_fig(noise, sizeof noise, "%.1f", 100.0 * c->record_noise),
+                  100.0 * t->latency_tol);
+}
+
 static void latency_rule(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     char first[32], p[32], noise[32], drift[32];
+    if (strcmp(t->mode, "ab") == 0) {
+        ab_rule(b, t, c);
+        return;
+    }
     kb_buf_printf(
         b,
         "**Rule: latency regression** (verdict `regression`). The median is x%.3f "
         "the baseline's, above the tolerance x%.2f in the first round (x%s) and in "
         "every confirmation round; the best round is slower than the case's own "
         "noise (%s %%) and significantly slower than the baseline's samples x%.2f "
-        "(Mann-Whitney p = %s); the machine's bandwidth probe explains a slowdown "
+        "(Mann-Whitney p = %s); the machine probe (%s) explains a slowdown "
         "of x%s only.\n\n",
         c->ratio, 1.0 + t->latency_tol, kb_fig(first, sizeof first, "%.3f", c->first_ratio),
         kb_fig(noise, sizeof noise, "%.1f", 100.0 * c->noise), 1.0 + t->latency_tol,
-        kb_fig(p, sizeof p, "%.2g", c->p_value), kb_fig(drift, sizeof drift, "%.3f", c->drift));
+        kb_fig(p, sizeof p, "%.2g", c->p_value), *c->drift_probe ? c->drift_probe : "no figure",
+        kb_fig(drift, sizeof drift, "%.3f", c->drift));
 }
 
 static void rules(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
@@ -42,12 +72,14 @@ static void rules(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
         return;
     }
     if (strcmp(c->verdict, "regression") == 0) latency_rule(b, t, c);
+    if (strcmp(c->verdict, "too_noisy") == 0) noise_rule(b, t, c);
     if (*c->acc_failures) {
         kb_buf_puts(b, "**Rule: accuracy**: the output failed these checks:\n\n");
         kb_md_fence(b, c->acc_failures);
         kb_buf_puts(b, "\n");
     }
-    if (strcmp(c->verdict, "regression") != 0 && !*c->acc_failures) {
+    if (strcmp(c->verdict, "regression") != 0 && strcmp(c->verdict, "too_noisy") != 0 &&
+        !*c->acc_failures) {
         kb_buf_puts(b, "**Rule**: the result marks the case failed (latency verdict ");
         kb_md_code(b, c->verdict, 0);
         kb_buf_puts(b, ").\n\n");
@@ -68,7 +100,8 @@ static void figures(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     kb_buf_puts(b, "| | measured | baseline |\n|---|--:|--:|\n");
     figure_row(b, "median (ms)", 6, c->median_ms, c->base_ms);
     if (isfinite(c->ratio))
-        kb_buf_printf(b, "| ratio to baseline | %.3f | at most %.2f allowed |\n", c->ratio,
+        kb_buf_printf(b, "| ratio to %s | %.3f | at most %.2f allowed |\n",
+                      strcmp(t->mode, "ab") == 0 ? "base (A/B)" : "baseline", c->ratio,
                       1.0 + t->latency_tol);
     figure_row(b, "RMSE", 4, c->rmse, c->base_rmse);
     figure_row(b, "max abs error", 4, c->max_abs, NAN);

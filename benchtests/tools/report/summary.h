@@ -23,6 +23,9 @@ typedef struct kb_sum_case {
     double median_ms, gbps, gflops, pct_peak, rmse, max_abs;
     double ratio, first_ratio, base_ms, base_rmse; /* against the baseline */
     double p_value, noise, drift;                  /* the latency decision's evidence */
+    const char *drift_probe;                       /* the probe figure behind drift; "" */
+    double ab_lo, ab_hi, ab_pairs;                 /* A/B: the ratio's 95 % interval, pairs */
+    double record_noise;                           /* update mode: the noise of the rounds */
     double speedup, bytes_saved;                   /* against compare_to */
 } kb_sum_case;
 
@@ -39,6 +42,7 @@ typedef struct kb_sum_test {
     char *file; /* the result JSON's path */
     cJSON *root;
     const char *name, *kernel, *backend, *precision, *status, *profile, *case_set;
+    const char *mode, *ab_base; /* "baseline" or "ab" ("" in older results); the A/B base */
     double latency_tol, accuracy_drift;
     const cJSON *env; /* the result's "environment" object, or NULL */
     kb_sum_case *cases;

@@ -39,6 +39,11 @@ static cJSON *case_json(const kb_sum_case *c) {
     if (strcmp(c->verdict, "error") == 0 || strcmp(c->verdict, "skipped") == 0)
         cJSON_AddStringToObject(o, c->verdict, c->error);
     add_comparison(o, c);
+    if (isfinite(c->ab_pairs)) {
+        add_num(o, "ab_ci_lo", c->ab_lo);
+        add_num(o, "ab_ci_hi", c->ab_hi);
+        add_num(o, "ab_pairs", c->ab_pairs);
+    }
     return o;
 }
 
@@ -65,6 +70,8 @@ static cJSON *test_json(const kb_sum_run *run, const kb_sum_test *t) {
     cJSON_AddStringToObject(o, "verdict", kb_sum_class_name(t->cls));
     cJSON_AddStringToObject(o, "profile", t->profile);
     cJSON_AddStringToObject(o, "case_set", t->case_set);
+    cJSON_AddStringToObject(o, "mode", *t->mode ? t->mode : "baseline");
+    if (*t->ab_base) cJSON_AddStringToObject(o, "ab_base", t->ab_base);
     cJSON_AddStringToObject(o, "result_file", slash ? slash + 1 : t->file);
     add_num(o, "latency_tolerance", t->latency_tol);
     cJSON_AddNumberToObject(o, "cases_failed", t->n_failed);
