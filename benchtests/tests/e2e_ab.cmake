@@ -1,198 +1,116 @@
-#End - to - end test of A / B mode on the test kernel benchtests / tests / ab, built
-#with several costs into BIN / < build> / kbench - test - ab(cmake - P; inputs BIN,
-#MANIFEST, SOURCE, REPORT, WORK).The base is BIN / base(8 multiply - adds a value):
-# 1. same code as the base->exit 0, verdict ok
-# 2. 2x the work->exit 1, regression, the rule;
-#kbench - report on its result->regressions.md states the A / B rule
-# 3. a quarter of the work->exit 0, verdict faster
-# 4. output shifted by 0.01->exit 1, rmse drift against the base's
-# 5. a base build without the driver->exit 0, every case new
-# 6. a base whose manifest lacks a case->exit 0, that case new, the other ok
-# 7. a base speaking another protocol version->exit 2, names both versions
-# 8. a base that predates the protocol->exit 2, says so
-# 9. a base that dies in the middle->exit 1, the case errors, says how it ended
-# 10. A / B while recording baselines->exit 2
-# 11. bad A / B options->exit 2, naming the option
+# End-to-end test of A/B mode on the test kernel benchtests/tests/ab, built
+# with several costs into BIN/<build>/kbench-test-ab (cmake -P; inputs BIN,
+# MANIFEST, SOURCE, REPORT, WORK). The base is BIN/base (8 multiply-adds a value):
+#   1. same code as the base                     -> exit 0, verdict ok
+#   2. 2x the work                               -> exit 1, regression, the rule;
+#      kbench-report on its result                -> regressions.md states the A/B rule
+#   3. a quarter of the work                     -> exit 0, verdict faster
+#   4. output shifted by 0.01                    -> exit 1, rmse drift against the base's
+#   5. a base build without the driver           -> exit 0, every case new
+#   6. a base whose manifest lacks a case        -> exit 0, that case new, the other ok
+#   7. a base speaking another protocol version  -> exit 2, names both versions
+#   8. a base that predates the protocol         -> exit 2, says so
+#   9. a base that dies in the middle            -> exit 1, the case errors, says how it ended
+#  10. A/B while recording baselines             -> exit 2
+#  11. bad A/B options                           -> exit 2, naming the option
 
-foreach (var BIN MANIFEST SOURCE REPORT WORK)
-    if (NOT DEFINED ${var})
-message(FATAL_ERROR "e2e_ab.cmake: -D${var}=... is required") endif() endforeach()
+foreach(var BIN MANIFEST SOURCE REPORT WORK)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "e2e_ab.cmake: -D${var}=... is required")
+  endif()
+endforeach()
 
-    file(REMOVE_RECURSE "${WORK}")
-        file(MAKE_DIRECTORY "${WORK}")
-            set(results "${WORK}/results")
-                set(result "${results}/ab.cpu.fp32.json")
-                    set(common-- manifest "${MANIFEST}" --results -
-                        dir "${results}" --profile e2e-- ab - source "${SOURCE}" --ab - ref e2e -
-                        base)
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(results "${WORK}/results")
+set(result "${results}/ab.cpu.fp32.json")
+set(common --manifest "${MANIFEST}" --results-dir "${results}" --profile e2e
+  --ab-source "${SOURCE}" --ab-ref e2e-base)
 
-                        include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
 
-                            function(run_head label expect_rc head base)
-                                run_step(
-                                    "${label}" $ { expect_rc } "${BIN}/${head}/kbench-test-ab" $ {
-                                        common
-                                    } --ab -
-                                    base "${base}" ${ARGN})
-                                    set(step_output "${step_output}" PARENT_SCOPE)
-                                        endfunction()
+function(run_head label expect_rc head base)
+  run_step("${label}" ${expect_rc} "${BIN}/${head}/kbench-test-ab" ${common} --ab-base "${base}"
+    ${ARGN})
+  set(step_output "${step_output}" PARENT_SCOPE)
+endfunction()
 
-                                            run_head("same code" 0 same "${BIN}/base")
-                                                expect_text("same code"
-                                                            "A/B against e2e-base")
-                                                    expect_json("same code"
-                                                                "${result}"
-                                                                "ab" mode)
-                                                        foreach (i 0 1)
-                                                            expect_json("same code"
-                                                                        "${result}"
-                                                                        "ok" cases ${
-                                                                            i} latency verdict)
-                                                                expect_json("same code"
-                                                                            "${result}"
-                                                                            "measured" cases ${
-                                                                                i} latency ab base)
-                                                                    expect_positive(
-                                                                        "same code"
-                                                                        "${result}" cases ${
-                                                                            i} latency ab n_pairs)
-                                                                        expect_positive(
-                                                                            "same code"
-                                                                            "${result}" cases ${
-                                                                                i} latency ratio)
-                                                                            endforeach()
+run_head("same code" 0 same "${BIN}/base")
+expect_text("same code" "A/B against e2e-base")
+expect_json("same code" "${result}" "ab" mode)
+foreach(i 0 1)
+  expect_json("same code" "${result}" "ok" cases ${i} latency verdict)
+  expect_json("same code" "${result}" "measured" cases ${i} latency ab base)
+  expect_positive("same code" "${result}" cases ${i} latency ab n_pairs)
+  expect_positive("same code" "${result}" cases ${i} latency ratio)
+endforeach()
 
-                                                                                run_head(
-                                                                                    "twice the "
-                                                                                    "work" 1 slow
-                                                                                    "${BIN}/base")
-                                                                                    expect_text(
-                                                                                        "twice the "
-                                                                                        "work"
-                                                                                        "FAIL "
-                                                                                        "latency")
-                                                                                        expect_text(
-                                                                                            "twice "
-                                                                                            "the "
-                                                                                            "work"
-                                                                                            "the "
-                                                                                            "head "
-                                                                                            "is "
-                                                                                            "slower"
-                                                                                            " than "
-                                                                                            "the "
-                                                                                            "base "
-                                                                                            "beyond"
-                                                                                            " doub"
-                                                                                            "t")
-                                                                                            expect_json("twice the work"
-                                                                                                        "${result}"
-                                                                                                        "regression" cases 0 latency verdict)
-                                                                                                expect_json("twice the work"
-                                                                                                            "${result}"
-                                                                                                            "failed" status)
-                                                                                                    run_step(
-                                                                                                        "report of the A/B run" 0 "${REPORT}"
-                                                                                                                                  "${results}" --out "${WORK}/report")
-                                                                                                        file(
-                                                                                                            READ "${WORK}/report/regressions.md" regressions) foreach (text "**Rule: A/B latency regression**"
-                                                                                                                                                                            "`e2e-base`"
-                                                                                                                                                                            "ratio to base (A/B)")
-                                                                                                            string(FIND
-                                                                                                                   "${regressions}"
-                                                                                                                   "${text}" at) if (at EQUAL -
-                                                                                                                                     1)
-                                                                                                                message(FATAL_ERROR "report of the A/B run: regressions.md lacks '${text}':\n${regressions}")
-                                                                                                                    endif()
-                                                                                                                        endforeach()
-                                                                                                                            file(
-                                                                                                                                READ "${WORK}/report/summary.json" summary) if (NOT summary MATCHES "\"mode\": \"ab\"" OR NOT summary MATCHES "\"ab_pairs\": [0-9]") message(FATAL_ERROR
-                                                                                                                                                                                                                                                                             "report of the A/B run: summary.json lacks the A/B mode or pairs")
-                                                                                                                                endif()
+run_head("twice the work" 1 slow "${BIN}/base")
+expect_text("twice the work" "FAIL latency")
+expect_text("twice the work" "the head is slower than the base beyond doubt")
+expect_json("twice the work" "${result}" "regression" cases 0 latency verdict)
+expect_json("twice the work" "${result}" "failed" status)
+run_step("report of the A/B run" 0 "${REPORT}" "${results}" --out "${WORK}/report")
+file(READ "${WORK}/report/regressions.md" regressions)
+foreach(text "**Rule: A/B latency regression**" "`e2e-base`" "ratio to base (A/B)")
+  string(FIND "${regressions}" "${text}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "report of the A/B run: regressions.md lacks '${text}':\n${regressions}")
+  endif()
+endforeach()
+file(READ "${WORK}/report/summary.json" summary)
+if(NOT summary MATCHES "\"mode\": \"ab\"" OR NOT summary MATCHES "\"ab_pairs\": [0-9]")
+  message(FATAL_ERROR "report of the A/B run: summary.json lacks the A/B mode or pairs")
+endif()
 
-                                                                                                                                    run_head(
-                                                                                                                                        "a quarter of the work" 0 fast
-                                                                                                                                        "${BIN}/base")
-                                                                                                                                        expect_json(
-                                                                                                                                            "a quarter of the work"
-                                                                                                                                            "${result}"
-                                                                                                                                            "faster" cases 0 latency
-                                                                                                                                                verdict) expect_text("a quarter of the work"
-                                                                                                                                                                     "ok (faster than base)")
+run_head("a quarter of the work" 0 fast "${BIN}/base")
+expect_json("a quarter of the work" "${result}" "faster" cases 0 latency verdict)
+expect_text("a quarter of the work" "ok (faster than base)")
 
-                                                                                                                                            run_head(
-                                                                                                                                                "output shifted" 1 drift
-                                                                                                                                                "${BIN}/base") expect_text("output shifted"
-                                                                                                                                                                           "rmse drifted from the baseline's")
+run_head("output shifted" 1 drift "${BIN}/base")
+expect_text("output shifted" "rmse drifted from the baseline's")
 
-                                                                                                                                                file(
-                                                                                                                                                    MAKE_DIRECTORY
-                                                                                                                                                    "${WORK}/empty") run_head("no driver in the base" 0 same "${WORK}/empty") expect_text("no driver in the base"
-                                                                                                                                                                                                                                          "every case new") expect_json("no driver in the base"
-                                                                                                                                                                                                                                                                        "${result}"
-                                                                                                                                                                                                                                                                        "new" cases 0 latency verdict) expect_json("no driver in the base"
-                                                                                                                                                                                                                                                                                                                   "${result}"
-                                                                                                                                                                                                                                                                                                                   "no driver" cases 0 latency ab
-                                                                                                                                                                                                                                                                                                                       base)
+file(MAKE_DIRECTORY "${WORK}/empty")
+run_head("no driver in the base" 0 same "${WORK}/empty")
+expect_text("no driver in the base" "every case new")
+expect_json("no driver in the base" "${result}" "new" cases 0 latency verdict)
+expect_json("no driver in the base" "${result}" "no driver" cases 0 latency ab base)
 
-#The base's source tree: the same manifest without the "medium" case.
-                                                                                                                                                    file(
-                                                                                                                                                        READ
-                                                                                                                                                        "${MANIFEST}" manifest_text)
-                                                                                                                                                        string(JSON
-                                                                                                                                                                   manifest_text REMOVE "${manifest_text}" cases 1) file(RELATIVE_PATH rel "${SOURCE}"
-                                                                                                                                                                                                                                           "${MANIFEST}") file(WRITE
-                                                                                                                                                                                                                                                               "${WORK}/src/${rel}"
-                                                                                                                                                                                                                                                               "${manifest_text}") run_step("a case the base lacks" 0 "${BIN}/same/kbench-test-ab" --manifest "${MANIFEST}" --results - dir "${results}" --profile e2e-- ab - source "${WORK}/src" --ab - base "${BIN}/base") expect_json("a case the base lacks"
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                          "${result}"
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                          "ok" cases 0 latency
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                              verdict) expect_json("a case the base lacks"
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   "${result}"
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                   "new" cases 1 latency
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                       verdict) expect_json("a case the base lacks"
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            "${result}"
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                            "no such case" cases 1 latency
-                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                                ab base)
+# The base's source tree: the same manifest without the "medium" case.
+file(READ "${MANIFEST}" manifest_text)
+string(JSON manifest_text REMOVE "${manifest_text}" cases 1)
+file(RELATIVE_PATH rel "${SOURCE}" "${MANIFEST}")
+file(WRITE "${WORK}/src/${rel}" "${manifest_text}")
+run_step("a case the base lacks" 0 "${BIN}/same/kbench-test-ab" --manifest "${MANIFEST}"
+  --results-dir "${results}" --profile e2e --ab-source "${WORK}/src" --ab-base "${BIN}/base")
+expect_json("a case the base lacks" "${result}" "ok" cases 0 latency verdict)
+expect_json("a case the base lacks" "${result}" "new" cases 1 latency verdict)
+expect_json("a case the base lacks" "${result}" "no such case" cases 1 latency ab base)
 
-#Bases that are not what the head expects : shell scripts in its place.
-                                                                                                                                                            function(
-                                                                                                                                                                fake_base
-                                                                                                                                                                    name body) file(MAKE_DIRECTORY "${WORK}/${name}") file(WRITE
-                                                                                                                                                                                                                           "${WORK}/${name}/kbench-test-ab"
-                                                                                                                                                                                                                           "#!/bin/sh\n${body}\n") file(CHMOD
-                                                                                                                                                                                                                                                        "${WORK}/${name}/kbench-test-ab" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
-                                                                                                                                                                endfunction() fake_base(v999 "echo 'kbench-partner 999 ab'; cat >/dev/null")
-                                                                                                                                                                    run_head("another protocol version" 2 same "${WORK}/v999")
-                                                                                                                                                                        expect_text("another protocol version"
-                                                                                                                                                                                    "protocol version 999, this driver version 3")
+# Bases that are not what the head expects: shell scripts in its place.
+function(fake_base name body)
+  file(MAKE_DIRECTORY "${WORK}/${name}")
+  file(WRITE "${WORK}/${name}/kbench-test-ab" "#!/bin/sh\n${body}\n")
+  file(CHMOD "${WORK}/${name}/kbench-test-ab" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+endfunction()
+fake_base(v999 "echo 'kbench-partner 999 ab'; cat >/dev/null")
+run_head("another protocol version" 2 same "${WORK}/v999")
+expect_text("another protocol version" "protocol version 999, this driver version 3")
 
-                                                                                                                                                                            fake_base(
-                                                                                                                                                                                old
-                                                                                                                                                                                "echo \"kbench: error: unknown option '--partner'\" >&2; exit 2") run_head("a base without the protocol" 2 same
-                                                                                                                                                                                                                                                           "${WORK}/old") expect_text("a base without the protocol"
-                                                                                                                                                                                                                                                                                      "did not answer the A/B partner protocol (exited with status 2)")
+fake_base(old "echo \"kbench: error: unknown option '--partner'\" >&2; exit 2")
+run_head("a base without the protocol" 2 same "${WORK}/old")
+expect_text("a base without the protocol" "did not answer the A/B partner protocol (exited with status 2)")
 
-                                                                                                                                                                                fake_base(
-                                                                                                                                                                                    dies "echo 'kbench-partner 3 ab'; read line; exit 3") run_head("a base that dies" 1 same "${WORK}/dies") expect_text("a base that dies"
-                                                                                                                                                                                                                                                                                                         "stopped answering case default small (exited with status 3")
+fake_base(dies "echo 'kbench-partner 3 ab'; read line; exit 3")
+run_head("a base that dies" 1 same "${WORK}/dies")
+expect_text("a base that dies" "stopped answering case default small (exited with status 3")
 
-                                                                                                                                                                                    run_head("recording in A/B mode" 2 same "${BIN}/base" --update - baselines) expect_text(
-                                                                                                                                                                                        "recording in A/B mode"
-                                                                                                                                                                                        "does not record baselines")
+run_head("recording in A/B mode" 2 same "${BIN}/base" --update-baselines)
+expect_text("recording in A/B mode" "does not record baselines")
 
-                                                                                                                                                                                        run_head("bad pair limits" 2 same "${BIN}/base" --ab - min - pairs 10 --ab - max -
-                                                                                                                                                                                                 pairs 5)
-                                                                                                                                                                                            expect_text(
-                                                                                                                                                                                                "bad pair limits"
-                                                                                                                                                                                                "--ab-min-pairs 10 is above --ab-max-pairs 5")
-                                                                                                                                                                                                run_head(
-                                                                                                                                                                                                    "bad pair count" 2 same
-                                                                                                                                                                                                    "${BIN}/base" --ab -
-                                                                                                                                                                                                    max -
-                                                                                                                                                                                                    pairs 65)
-                                                                                                                                                                                                    expect_text(
-                                                                                                                                                                                                        "bad pair count"
-                                                                                                                                                                                                        "--ab-max-pairs")
+run_head("bad pair limits" 2 same "${BIN}/base" --ab-min-pairs 10 --ab-max-pairs 5)
+expect_text("bad pair limits" "--ab-min-pairs 10 is above --ab-max-pairs 5")
+run_head("bad pair count" 2 same "${BIN}/base" --ab-max-pairs 65)
+expect_text("bad pair count" "--ab-max-pairs")
 
-                                                                                                                                                                                                        message(
-                                                                                                                                                                                                            "e2e ab: all steps behaved as expected")
+message("e2e ab: all steps behaved as expected")

@@ -1,189 +1,98 @@
-#End - to - end test of the gate on a real kernel(cmake - P):
-# 1. record a fresh baseline into a scratch directory->exit 0
-# 2. re - run against it->exit 0
-# 3. against a copy with every _ms value x 0.25(4x slower)->exit 1, regression message
-# 4. against a copy 4x slower whose recorded machine probe figures(probe_ *)
-#are 8x what they are now : the machine explains it->exit 0, drift note
-# 5. against a copy with every rmse shifted by + 0.01->exit 1, drift message
-# 6. recording with a tolerance its rounds are too noisy for->exit 1, nothing written
-#Inputs : DRIVER(kbench - <kernel>), TOOL(kbench - baseline), WORK(scratch dir).
+# End-to-end test of the gate on a real kernel (cmake -P):
+#   1. record a fresh baseline into a scratch directory     -> exit 0
+#   2. re-run against it                                     -> exit 0
+#   3. against a copy with every _ms value x 0.25 (4x slower) -> exit 1, regression message
+#   4. against a copy 4x slower whose recorded machine probe figures (probe_*)
+#      are 8x what they are now: the machine explains it      -> exit 0, drift note
+#   5. against a copy with every rmse shifted by +0.01       -> exit 1, drift message
+#   6. recording with a tolerance its rounds are too noisy for -> exit 1, nothing written
+# Inputs: DRIVER (kbench-<kernel>), TOOL (kbench-baseline), WORK (scratch dir).
 
-foreach (var DRIVER TOOL WORK)
-    if (NOT DEFINED ${var})
-message(FATAL_ERROR "e2e_gate.cmake: -D${var}=... is required") endif() endforeach()
+foreach(var DRIVER TOOL WORK)
+  if(NOT DEFINED ${var})
+    message(FATAL_ERROR "e2e_gate.cmake: -D${var}=... is required")
+  endif()
+endforeach()
 
-    file(REMOVE_RECURSE "${WORK}") file(MAKE_DIRECTORY "${WORK}") set(
-        common-- precision fp32-- case n32k-- profile e2e-- results - dir "${WORK}/results")
+file(REMOVE_RECURSE "${WORK}")
+file(MAKE_DIRECTORY "${WORK}")
+set(common --precision fp32 --case n32k --profile e2e --results-dir "${WORK}/results")
 
-        include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
 
-            function(derive what factor in out) execute_process(COMMAND "${TOOL}" ${what} $ {
-                factor
-            } "${in}"
-              "${out}" RESULT_VARIABLE rc) if (NOT rc
-                                                   EQUAL 0) message(FATAL_ERROR
-                                                                    "kbench-baseline ${what} "
-                                                                    "failed") endif() endfunction()
+function(derive what factor in out)
+  execute_process(COMMAND "${TOOL}" ${what} ${factor} "${in}" "${out}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "kbench-baseline ${what} failed")
+  endif()
+endfunction()
 
-                set(dir "${WORK}/baselines") set(base "${dir}/e2e/swish.json")
+set(dir "${WORK}/baselines")
+set(base "${dir}/e2e/swish.json")
 
-#Recorded for a 10x tolerance, so that the recording is not refused as too
-#noisy beside a CPU - bound neighbour(step 6 tests the refusal); the steps
-#gate with the default tolerance.
-                    run_driver("record" 0 --baseline - dir "${dir}" --update - baselines-- latency -
-                               tolerance 10) expect_text("record"
-                                                         "recorded 1 of 1 cases") if (NOT EXISTS
-                                                                                      "${base}")
-                        message(FATAL_ERROR
-                                "record: ${base} was not written") endif() file(READ
-                                                                                "${base}" recorded)
-#The machine model : every CPU probe figure, and the bound of this
-#elementwise case (0.25 flop per byte : memory).
-                            foreach (
-                                key probe_gbps probe_copy_gbps probe_fma_gflops
-                                    probe_chain_gsteps) if (NOT recorded MATCHES
-                                                            "\"${key}\": [0-9]") message(FATAL_ERROR
-                                                                                         "record: "
-                                                                                         "${base} "
-                                                                                         "has no "
-                                                                                         "${key} "
-                                                                                         "(the "
-                                                                                         "machine "
-                                                                                         "probe at "
-                                                                                         "recording"
-                                                                                         ")")
-                                endif() endforeach() if (NOT recorded MATCHES "\"bound\": "
-                                                                              "\"memory\"") message(
-                                    FATAL_ERROR "record: ${base} does not record the case as "
-                                                "memory-bound:\n${recorded}") endif()
+# Recorded for a 10x tolerance, so that the recording is not refused as too
+# noisy beside a CPU-bound neighbour (step 6 tests the refusal); the steps
+# gate with the default tolerance.
+run_driver("record" 0 --baseline-dir "${dir}" --update-baselines --latency-tolerance 10)
+expect_text("record" "recorded 1 of 1 cases")
+if(NOT EXISTS "${base}")
+  message(FATAL_ERROR "record: ${base} was not written")
+endif()
+file(READ "${base}" recorded)
+# The machine model: every CPU probe figure, and the bound of this
+# elementwise case (0.25 flop per byte: memory).
+foreach(key probe_gbps probe_copy_gbps probe_fma_gflops probe_chain_gsteps)
+  if(NOT recorded MATCHES "\"${key}\": [0-9]")
+    message(FATAL_ERROR "record: ${base} has no ${key} (the machine probe at recording)")
+  endif()
+endforeach()
+if(NOT recorded MATCHES "\"bound\": \"memory\"")
+  message(FATAL_ERROR "record: ${base} does not record the case as memory-bound:\n${recorded}")
+endif()
 
-                                    run_driver("same code, fresh baseline" 0 --baseline - dir
-                                               "${dir}") expect_text("same code"
-                                                                     "passed")
+run_driver("same code, fresh baseline" 0 --baseline-dir "${dir}")
+expect_text("same code" "passed")
 
-#The simulated slowdowns are 4x : the gate calls a slowdown real only when
-#it exceeds the tolerance plus half the samples' p10-p90 spread, and on a
-#loaded 2 - vCPU machine this 10 us case has shown a spread of 264 %, under
-#which a 2x slowdown is rightly "not significant"(and the step's expected
-#outcome would not come).4x stays significant up to a spread of about 580 %.
-                                        derive(
-                                            scale -
-                                            ms 0.25 "${base}"
-                                                    "${WORK}/slow.json") run_driver("simulated 4x "
-                                                                                    "slowdow"
-                                                                                    "n" 1 --baseline
-                                                                                    "${WORK}/"
-                                                                                    "slow.json")
-                                            expect_text(
-                                                "slowdown"
-                                                "FAIL latency") expect_text("slowdown"
-                                                                            "confirmation rounds")
-                                                expect_text(
-                                                    "slowdown"
-                                                    "probe scale baseline") expect_text("slowdown"
-                                                                                        "memory-"
-                                                                                        "bound "
-                                                                                        "(recorded:"
-                                                                                        " memory"
-                                                                                        ")") if (CMAKE_HOST_SYSTEM_NAME
-                                                                                                     STREQUAL
-                                                                                                 "L"
-                                                                                                 "i"
-                                                                                                 "n"
-                                                                                                 "u"
-                                                                                                 "x")
-#Each confirmation round names the CPU it ran on(rounds rotate over them).
-                                                    expect_text("slowdown"
-                                                                ", cpu ") endif()
+# The simulated slowdowns are 4x: the gate calls a slowdown real only when
+# it exceeds the tolerance plus half the samples' p10-p90 spread, and on a
+# loaded 2-vCPU machine this 10 us case has shown a spread of 264 %, under
+# which a 2x slowdown is rightly "not significant" (and the step's expected
+# outcome would not come). 4x stays significant up to a spread of about 580 %.
+derive(scale-ms 0.25 "${base}" "${WORK}/slow.json")
+run_driver("simulated 4x slowdown" 1 --baseline "${WORK}/slow.json")
+expect_text("slowdown" "FAIL latency")
+expect_text("slowdown" "confirmation rounds")
+expect_text("slowdown" "probe scale baseline")
+expect_text("slowdown" "memory-bound (recorded: memory)")
+if(CMAKE_HOST_SYSTEM_NAME STREQUAL "Linux")
+  # Each confirmation round names the CPU it ran on (rounds rotate over them).
+  expect_text("slowdown" ", cpu ")
+endif()
 
-#A 4x slowdown, with the machine's bandwidth at recording set 8x higher
-#than it is : the machine explains the slowdown, so the case passes and
-#says why.
-                                                        derive(
-                                                            scale -
-                                                            ms 0.25 "${base}"
-                                                                    "${WORK}/slower.json") derive(scale -
-                                                                                                  probe 8 "${WORK}/slower.json"
-                                                                                                          "${WORK}/machine.json")
-                                                            run_driver("slowdown the machine "
-                                                                       "explains" 0 --baseline "${"
-                                                                                               "WOR"
-                                                                                               "K}/"
-                                                                                               "mac"
-                                                                                               "hin"
-                                                                                               "e."
-                                                                                               "jso"
-                                                                                               "n") expect_text(
-                                                                "machine explains"
-                                                                "machine slower by as much")
+# A 4x slowdown, with the machine's bandwidth at recording set 8x higher
+# than it is: the machine explains the slowdown, so the case passes and
+# says why.
+derive(scale-ms 0.25 "${base}" "${WORK}/slower.json")
+derive(scale-probe 8 "${WORK}/slower.json" "${WORK}/machine.json")
+run_driver("slowdown the machine explains" 0 --baseline "${WORK}/machine.json")
+expect_text("machine explains" "machine slower by as much")
 
-                                                                derive(
-                                                                    shift -
-                                                                    rmse 0.01 "${base}"
-                                                                              "${WORK}/drift.json")
-                                                                    run_driver("simulated accuracy "
-                                                                               "drift" 1 --baseline
-                                                                               "${WORK}/drift.json")
-                                                                        expect_text(
-                                                                            "drift"
-                                                                            "rmse drifted from the "
-                                                                            "baseline")
+derive(shift-rmse 0.01 "${base}" "${WORK}/drift.json")
+run_driver("simulated accuracy drift" 1 --baseline "${WORK}/drift.json")
+expect_text("drift" "rmse drifted from the baseline")
 
-#A tolerance of 0.01 % no real rounds meet : refused, the case fails and
-#the baseline file is not touched.
-                                                                            file(SHA256 "${"
-                                                                                        "base"
-                                                                                        "}" before) run_driver(
-                                                                                "too noisy to "
-                                                                                "recor"
-                                                                                "d" 1 --baseline -
-                                                                                dir
-                                                                                "${dir}" --update -
-                                                                                baselines-- latency -
-                                                                                tolerance 0.0001)
-                                                                                expect_text(
-                                                                                    "too noisy"
-                                                                                    "FAIL too "
-                                                                                    "noisy to "
-                                                                                    "record") expect_text("too noisy"
-                                                                                                          "not recorded: round medians")
-                                                                                    expect_text(
-                                                                                        "too noisy"
-                                                                                        "recorded "
-                                                                                        "0 of 1 "
-                                                                                        "cases")
-                                                                                        file(SHA256 "${base}" after) if (
-                                                                                            NOT before STREQUAL
-                                                                                                after)
-                                                                                            message(
-                                                                                                FATAL_ERROR
-                                                                                                "to"
-                                                                                                "o "
-                                                                                                "no"
-                                                                                                "is"
-                                                                                                "y "
-                                                                                                "to"
-                                                                                                " r"
-                                                                                                "ec"
-                                                                                                "or"
-                                                                                                "d:"
-                                                                                                " $"
-                                                                                                "{b"
-                                                                                                "as"
-                                                                                                "e}"
-                                                                                                " w"
-                                                                                                "as"
-                                                                                                " r"
-                                                                                                "ew"
-                                                                                                "ri"
-                                                                                                "tt"
-                                                                                                "e"
-                                                                                                "n") endif()
-                                                                                                expect_json(
-                                                                                                    "too noisy"
-                                                                                                    "${WORK}/results/swish.cpu.fp32.json"
-                                                                                                    "too_noisy" cases 0 latency
-                                                                                                        verdict)
+# A tolerance of 0.01 % no real rounds meet: refused, the case fails and
+# the baseline file is not touched.
+file(SHA256 "${base}" before)
+run_driver("too noisy to record" 1 --baseline-dir "${dir}" --update-baselines
+  --latency-tolerance 0.0001)
+expect_text("too noisy" "FAIL too noisy to record")
+expect_text("too noisy" "not recorded: round medians")
+expect_text("too noisy" "recorded 0 of 1 cases")
+file(SHA256 "${base}" after)
+if(NOT before STREQUAL after)
+  message(FATAL_ERROR "too noisy to record: ${base} was rewritten")
+endif()
+expect_json("too noisy" "${WORK}/results/swish.cpu.fp32.json" "too_noisy" cases 0 latency verdict)
 
-                                                                                                    message(
-                                                                                                        "e2e gate: all six steps behaved as expected")
+message("e2e gate: all six steps behaved as expected")
