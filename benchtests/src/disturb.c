@@ -18,8 +18,7 @@ void kb_thread_mark_now(kb_thread_mark *m) {
 }
 
 int kb_thread_disturbed(const kb_thread_mark *from, const kb_thread_mark *to, double wall_s) {
-    if (from->nivcsw >= 0 && to->nivcsw > from->nivcsw) return 1;
-    if (from->cpu_s < 0.0 || to->cpu_s < 0.0) return 0;
+    if (from->cpu_s < 0.0 || to->cpu_s < 0.0) return from->nivcsw >= 0 && to->nivcsw > from->nivcsw;
     double lost = wall_s - (to->cpu_s - from->cpu_s);
     return lost > KB_DISTURB_LOST_FRACTION * wall_s + KB_DISTURB_LOST_MIN_S;
 }

@@ -22,9 +22,11 @@ void kb_thread_mark_now(kb_thread_mark *m);
 #define KB_DISTURB_LOST_MIN_S    5e-6
 
 /* Whether the thread lost its CPU between `from` and `to`, wall_s seconds
- * apart: it was switched out involuntarily, or its CPU time fell short of
- * the wall time by more than the allowance. 0 when the platform cannot
- * tell (the sample is then kept, as before). */
+ * apart: its CPU time fell short of the wall time by more than the
+ * allowance. A switch that cost less is not a disturbance: a 300 ms sample
+ * almost always holds one (a kernel thread's few microseconds). Without a
+ * thread CPU clock, any involuntary switch counts; 0 when the platform
+ * can tell neither (the sample is then kept, as before). */
 int kb_thread_disturbed(const kb_thread_mark *from, const kb_thread_mark *to, double wall_s);
 
 #endif

@@ -49,8 +49,8 @@ static int push(kb_samples *s, double ms) {
 }
 
 /* Fewest samples a round ends with, whatever the time: a median of one or
- * two undisturbed samples is not a measurement. Dropping is capped (see
- * kb_time_fn), so this cannot wait forever. */
+ * two samples is not a measurement. Dropping is capped by count and by
+ * time (kb_sample), so this cannot wait forever. */
 static int min_kept(const kb_sampling *cfg) {
     return cfg->min_samples < 5 ? cfg->min_samples : 5;
 }
@@ -76,9 +76,13 @@ int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out)
         double ms;
         int rc = fn(ctx, out->reps, &ms);
         if (rc != 0 && rc != KB_SAMPLE_SUSPECT && rc != KB_SAMPLE_DISTURBED) return -1;
-        if (rc == KB_SAMPLE_SUSPECT && out->dropped < cfg->max_samples) {
+        /* Dropping ends at max_samples dropped or at max_time, so a round
+         * under steady load keeps its samples (and says so) instead of
+         * waiting for a quiet moment that may not come. */
+        const int may_drop = kb_now_s() - t0 < cfg->max_time_s;
+        if (rc == KB_SAMPLE_SUSPECT && may_drop && out->dropped < cfg->max_samples) {
             out->dropped++;
-        } else if (rc == KB_SAMPLE_DISTURBED && out->disturbed < cfg->max_samples) {
+        } else if (rc == KB_SAMPLE_DISTURBED && may_drop && out->disturbed < cfg->max_samples) {
             out->disturbed++;
         } else {
             out->suspect_kept += rc == KB_SAMPLE_SUSPECT;

@@ -3,9 +3,15 @@
 #include "disturb.h"
 #include "kb_test.h"
 
-static void test_involuntary_switch_disturbs(void) {
-    kb_thread_mark a = {1.0, 3}, b = {1.001, 4};
-    ASSERT(kb_thread_disturbed(&a, &b, 0.001));
+/* A switch is judged by the time it cost: 1 us lost of 1 ms is none, and
+ * without a CPU clock the switch alone counts. */
+static void test_involuntary_switch(void) {
+    kb_thread_mark a = {1.0, 3}, b = {1.000999, 4};
+    ASSERT(!kb_thread_disturbed(&a, &b, 0.001));
+    kb_thread_mark c = {1.0, 3}, d = {1.0005, 4};
+    ASSERT(kb_thread_disturbed(&c, &d, 0.001));
+    kb_thread_mark e = {-1.0, 3}, f = {-1.0, 4};
+    ASSERT(kb_thread_disturbed(&e, &f, 0.001));
 }
 
 static void test_lost_time_disturbs(void) {
@@ -39,7 +45,7 @@ static void test_marks_of_this_thread(void) {
 }
 
 int main(void) {
-    RUN_TEST(test_involuntary_switch_disturbs);
+    RUN_TEST(test_involuntary_switch);
     RUN_TEST(test_lost_time_disturbs);
     RUN_TEST(test_clean_sample);
     RUN_TEST(test_unknown_is_not_disturbed);

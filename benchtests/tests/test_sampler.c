@@ -206,15 +206,32 @@ static void test_disturbed_samples_dropped(void) {
 }
 
 static void test_disturbed_kept_when_never_clean(void) {
-    /* Every sample disturbed, with no time left: max_samples are dropped,
-     * then five are kept and counted; the loop does not wait forever. */
+    /* Every sample disturbed, time to spare: max_samples are dropped, then
+     * the rest are kept and counted up to the round's usual end (its ten
+     * samples); the loop does not wait forever. */
+    kb_sampling c = config();
+    c.max_samples = 20;
+    c.max_time_s = 3600.0;
+    fake f = {{0.5, 0.5}, 0, 0, 0, 1, 1000000, KB_SAMPLE_DISTURBED};
+    kb_samples s = {0};
+    ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
+    ASSERT_INT_EQ(s.disturbed, 20);
+    ASSERT_INT_EQ(s.disturbed_kept, 10);
+    ASSERT_INT_EQ(s.n, 10);
+    kb_samples_free(&s);
+}
+
+static void test_disturbed_kept_past_max_time(void) {
+    /* Every sample disturbed and the round's time already spent: nothing
+     * more is dropped, five are kept and counted (steady load does not
+     * stretch a round past its time by max_samples samples). */
     kb_sampling c = config();
     c.max_samples = 20;
     c.max_time_s = 0.0;
     fake f = {{0.5, 0.5}, 0, 0, 0, 1, 1000000, KB_SAMPLE_DISTURBED};
     kb_samples s = {0};
     ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
-    ASSERT_INT_EQ(s.disturbed, 20);
+    ASSERT_INT_EQ(s.disturbed, 0);
     ASSERT_INT_EQ(s.disturbed_kept, 5);
     ASSERT_INT_EQ(s.n, 5);
     kb_samples_free(&s);
@@ -232,5 +249,6 @@ int main(void) {
     RUN_TEST(test_suspect_kept_when_limited_for_good);
     RUN_TEST(test_disturbed_samples_dropped);
     RUN_TEST(test_disturbed_kept_when_never_clean);
+    RUN_TEST(test_disturbed_kept_past_max_time);
     return kb_test_summary();
 }
