@@ -221,6 +221,18 @@ static void test_disturbed_kept_when_never_clean(void) {
     kb_samples_free(&s);
 }
 
+/* A call longer than a sample is warmed up once, not twice: one call per
+ * sample either way. */
+static void test_long_call_warms_up_once(void) {
+    kb_sampling c = config();
+    fake f = {{5.0, 5.0}, 0, 0, 0, 0, 0, 0};
+    kb_samples s = {0};
+    ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
+    ASSERT_INT_EQ(s.reps, 1);
+    ASSERT_INT_EQ(f.calls, 1 + s.n);
+    kb_samples_free(&s);
+}
+
 static void test_disturbed_kept_past_max_time(void) {
     /* Every sample disturbed and the round's time already spent: nothing
      * more is dropped, five are kept and counted (steady load does not
@@ -250,5 +262,6 @@ int main(void) {
     RUN_TEST(test_disturbed_samples_dropped);
     RUN_TEST(test_disturbed_kept_when_never_clean);
     RUN_TEST(test_disturbed_kept_past_max_time);
+    RUN_TEST(test_long_call_warms_up_once);
     return kb_test_summary();
 }
