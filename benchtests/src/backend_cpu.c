@@ -104,7 +104,7 @@ static int cpu_time_core(int chain, long steps, double *ms) {
     if (chain)
         kb_probe_chain_steps(steps);
     else
-        kb_probe_fma_steps(steps);
+        kb_probe_madd_steps(steps);
     *ms = (kb_now_s() - t0) * 1e3;
     return 0;
 }

@@ -2,9 +2,9 @@
 
 #include <string.h>
 
-static const char *const probe_names[KB_PROBE_N] = {"scale", "copy", "fma", "chain"};
+static const char *const probe_names[KB_PROBE_N] = {"scale", "copy", "madd", "chain"};
 static const char *const probe_keys[KB_PROBE_N] = {"probe_gbps", "probe_copy_gbps",
-                                                   "probe_fma_gflops", "probe_chain_gsteps"};
+                                                   "probe_madd_gflops", "probe_chain_gsteps"};
 static const char *const probe_units[KB_PROBE_N] = {"GB/s", "GB/s", "GFLOP/s", "Gstep/s"};
 static const char *const bound_names[] = {"unknown", "memory", "compute"};
 
@@ -42,15 +42,15 @@ int kb_bound_parse(const char *name, kb_bound *b) {
 
 kb_bound kb_bound_of(double bytes, double flops, const kb_probe_reading *r, double *intensity,
                      double *balance) {
-    const double bw = r->v[KB_PROBE_SCALE], fma = r->v[KB_PROBE_FMA];
+    const double bw = r->v[KB_PROBE_SCALE], madd = r->v[KB_PROBE_MADD];
     *intensity = bytes > 0.0 && flops >= 0.0 ? flops / bytes : 0.0;
-    *balance = bw > 0.0 && fma > 0.0 ? fma / bw : 0.0;
+    *balance = bw > 0.0 && madd > 0.0 ? madd / bw : 0.0;
     if (!(bytes > 0.0) || *balance <= 0.0) return KB_BOUND_UNKNOWN;
     return *intensity > *balance ? KB_BOUND_COMPUTE : KB_BOUND_MEMORY;
 }
 
 void kb_bound_probes(kb_bound b, kb_probe_kind out[2]) {
-    out[0] = b == KB_BOUND_COMPUTE ? KB_PROBE_FMA : KB_PROBE_SCALE;
+    out[0] = b == KB_BOUND_COMPUTE ? KB_PROBE_MADD : KB_PROBE_SCALE;
     out[1] = b == KB_BOUND_COMPUTE ? KB_PROBE_CHAIN : KB_PROBE_COPY;
 }
 

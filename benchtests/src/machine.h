@@ -1,9 +1,9 @@
 /* The machine model the gate normalizes by: four probe figures measured
  * beside a case, and which of them bound the case. A case whose arithmetic
- * intensity (flops per byte) is below the machine's balance (FMA
+ * intensity (flops per byte) is below the machine's balance (multiply-add
  * throughput per byte of streaming bandwidth) is memory-bound and moves
  * with the streaming and copy rates; above it, it is compute-bound and
- * moves with the core's FMA throughput and clock (docs/gate.md, "Machine
+ * moves with the core's multiply-add throughput and clock (docs/gate.md, "Machine
  * drift: the machine probe"). */
 #ifndef KB_MACHINE_H
 #define KB_MACHINE_H
@@ -11,8 +11,8 @@
 typedef enum kb_probe_kind {
     KB_PROBE_SCALE, /* streaming dst = s * src, GB/s (read + write) */
     KB_PROBE_COPY,  /* the C library's memcpy, GB/s (read + write) */
-    KB_PROBE_FMA,   /* independent fp64 FMAs, GFLOP/s: the core's throughput */
-    KB_PROBE_CHAIN, /* one dependent fp64 FMA chain, Gstep/s: the core's clock */
+    KB_PROBE_MADD,  /* independent fp64 multiply-adds, GFLOP/s: the core's throughput */
+    KB_PROBE_CHAIN, /* one dependent multiply-add chain, Gstep/s: the core's clock */
     KB_PROBE_N
 } kb_probe_kind;
 
@@ -22,7 +22,7 @@ typedef struct kb_probe_reading {
     double v[KB_PROBE_N];
 } kb_probe_reading;
 
-const char *kb_probe_name(kb_probe_kind k); /* "scale", "copy", "fma", "chain" */
+const char *kb_probe_name(kb_probe_kind k); /* "scale", "copy", "madd", "chain" */
 const char *kb_probe_key(kb_probe_kind k);  /* the baseline's field: "probe_gbps", ... */
 const char *kb_probe_unit(kb_probe_kind k); /* "GB/s", "GFLOP/s", "Gstep/s" */
 
@@ -41,7 +41,7 @@ int kb_bound_parse(const char *name, kb_bound *b);
 
 /* What bounds a case moving `bytes` and doing `flops` per call on a machine
  * that read r: its intensity (flops / byte) against the machine's balance
- * (FMA GFLOP/s over streaming GB/s). Both go to *intensity and *balance (0
+ * (multiply-add GFLOP/s over streaming GB/s). Both go to *intensity and *balance (0
  * when unknown). UNKNOWN when the reading lacks either figure or the case
  * moves no bytes. */
 kb_bound kb_bound_of(double bytes, double flops, const kb_probe_reading *r, double *intensity,
@@ -49,7 +49,7 @@ kb_bound kb_bound_of(double bytes, double flops, const kb_probe_reading *r, doub
 
 /* The two figures a bound moves with: SCALE and COPY for memory (and for
  * an unknown bound, whose second figure is then absent from old
- * baselines), FMA and CHAIN for compute. */
+ * baselines), MADD and CHAIN for compute. */
 void kb_bound_probes(kb_bound b, kb_probe_kind out[2]);
 
 /* How much slower the machine is for a case of bound b: the largest

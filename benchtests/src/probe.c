@@ -45,7 +45,7 @@ static double work(const kb_probe *p, kb_probe_kind k) {
     switch (k) {
     case KB_PROBE_SCALE:
     case KB_PROBE_COPY: return 2.0 * (double)p->bytes;
-    case KB_PROBE_FMA: return 2.0 * KB_PROBE_FMA_LANES * (double)CORE_STEPS;
+    case KB_PROBE_MADD: return 2.0 * KB_PROBE_MADD_LANES * (double)CORE_STEPS;
     default: return (double)CORE_STEPS;
     }
 }

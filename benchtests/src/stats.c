@@ -29,13 +29,20 @@ static void median_ci(const double *sorted, size_t n, double *lo, double *hi) {
     *hi = sorted[u];
 }
 
+/* A sorted, malloc'ed copy of n > 0 values; NULL when out of memory. */
+static double *sorted_copy(const double *x, size_t n) {
+    double *v = malloc(n * sizeof *v);
+    if (!v) return NULL;
+    memcpy(v, x, n * sizeof *v);
+    qsort(v, n, sizeof *v, cmp_double);
+    return v;
+}
+
 int kb_stats_compute(const double *samples, size_t n, kb_stats *s) {
     memset(s, 0, sizeof *s);
     if (n == 0) return -1;
-    double *v = malloc(n * sizeof *v);
+    double *v = sorted_copy(samples, n);
     if (!v) return -1;
-    memcpy(v, samples, n * sizeof *v);
-    qsort(v, n, sizeof *v, cmp_double);
     double sum = 0.0;
     for (size_t i = 0; i < n; ++i) sum += v[i];
     s->n = n;
@@ -111,10 +118,8 @@ static double binom_below(size_t n, size_t k) {
 
 int kb_median_sign_ci(const double *x, size_t n, double *median, double *lo, double *hi) {
     if (n == 0) return -1;
-    double *v = malloc(n * sizeof *v);
+    double *v = sorted_copy(x, n);
     if (!v) return -1;
-    memcpy(v, x, n * sizeof *v);
-    qsort(v, n, sizeof *v, cmp_double);
     *median = kb_quantile_sorted(v, n, 0.5);
     size_t k = 0;
     while (k + 1 <= n / 2 && binom_below(n, k + 1) <= 0.025) ++k;

@@ -56,7 +56,7 @@ static cJSON *make_entry(double median, double min, double rmse, const double *s
     if (samples) {
         cJSON_AddNumberToObject(e, "probe_gbps", 28.75);
         cJSON_AddNumberToObject(e, "probe_copy_gbps", 30.5);
-        cJSON_AddNumberToObject(e, "probe_fma_gflops", 118.25);
+        cJSON_AddNumberToObject(e, "probe_madd_gflops", 118.25);
         cJSON_AddNumberToObject(e, "probe_chain_gsteps", 0.96875);
         cJSON_AddStringToObject(e, "bound", "compute");
     }
@@ -109,7 +109,7 @@ static void test_merge_creates_file_and_round_trips(void) {
     ASSERT_NEAR(e.rmse, 1.5e-7, 0);
     ASSERT_NEAR(e.probe.v[KB_PROBE_SCALE], 28.75, 0);
     ASSERT_NEAR(e.probe.v[KB_PROBE_COPY], 30.5, 0);
-    ASSERT_NEAR(e.probe.v[KB_PROBE_FMA], 118.25, 0);
+    ASSERT_NEAR(e.probe.v[KB_PROBE_MADD], 118.25, 0);
     ASSERT_NEAR(e.probe.v[KB_PROBE_CHAIN], 0.96875, 0);
     ASSERT_INT_EQ(e.bound, KB_BOUND_COMPUTE);
     ASSERT_INT_EQ(e.n_samples, 5);
@@ -320,8 +320,8 @@ static void test_malformed_entry_fields(void) {
          "not a finite number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_copy_gbps\": -3, " GOOD_ENV "}",
          "field 'entries." KEY_A ".probe_copy_gbps'", "must be a positive finite number"},
-        {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_fma_gflops\": \"x\", " GOOD_ENV "}",
-         "field 'entries." KEY_A ".probe_fma_gflops'", "expected a number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_madd_gflops\": \"x\", " GOOD_ENV "}",
+         "field 'entries." KEY_A ".probe_madd_gflops'", "expected a number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"probe_chain_gsteps\": 0, " GOOD_ENV "}",
          "field 'entries." KEY_A ".probe_chain_gsteps'", "must be a positive finite number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"bound\": \"disk\", " GOOD_ENV "}",

@@ -277,7 +277,7 @@ static void test_no_probe_no_drift(void) {
 }
 
 /* The machine model: a baseline recorded with every figure (scale 29 GB/s,
- * copy 31 GB/s, FMA 120 GFLOP/s, chain 1.0 Gstep/s) and bound b, and four
+ * copy 31 GB/s, multiply-add 120 GFLOP/s, chain 1.0 Gstep/s) and bound b, and four
  * rounds 27 % slower whose probes read `now` in every round. */
 static void modelled_rounds(kb_bound b, kb_probe_reading now) {
     make_base();
@@ -289,13 +289,13 @@ static void modelled_rounds(kb_bound b, kb_probe_reading now) {
     }
 }
 
-/* A compute-bound case on a core 26 % slower by its FMA throughput, with
+/* A compute-bound case on a core 26 % slower by its multiply-add throughput, with
  * memory as fast as ever: the machine explains it. */
-static void test_compute_bound_follows_fma(void) {
+static void test_compute_bound_follows_madd(void) {
     kb_latency_decision d;
     modelled_rounds(KB_BOUND_COMPUTE, (kb_probe_reading){{29.0, 31.0, 95.0, 0.99}});
     ASSERT_INT_EQ(decide(4, &d), KB_LAT_MACHINE_DRIFT);
-    ASSERT_INT_EQ(d.drift_probe, KB_PROBE_FMA);
+    ASSERT_INT_EQ(d.drift_probe, KB_PROBE_MADD);
     ASSERT_NEAR(d.drift, 120.0 / 95.0, 1e-12);
 }
 
@@ -320,7 +320,7 @@ static void test_memory_bound_follows_copy(void) {
     ASSERT_NEAR(d.drift, 31.0 / 24.0, 1e-12);
 }
 
-/* A slower clock with the FMA throughput unchanged (a latency-bound core
+/* A slower clock with the multiply-add throughput unchanged (a latency-bound core
  * loop): the chain figure explains a compute-bound slowdown. */
 static void test_compute_bound_follows_clock(void) {
     kb_latency_decision d;
@@ -636,7 +636,7 @@ int main(void) {
     RUN_TEST(test_drift_within_tolerance_ignored);
     RUN_TEST(test_drift_smaller_than_slowdown_fails);
     RUN_TEST(test_no_probe_no_drift);
-    RUN_TEST(test_compute_bound_follows_fma);
+    RUN_TEST(test_compute_bound_follows_madd);
     RUN_TEST(test_memory_bound_ignores_core);
     RUN_TEST(test_memory_bound_follows_copy);
     RUN_TEST(test_compute_bound_follows_clock);

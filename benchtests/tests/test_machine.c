@@ -34,9 +34,9 @@ static void test_bound_of(void) {
 /* Without both figures of the balance, or without bytes, nothing is known. */
 static void test_bound_unknown(void) {
     double intensity, balance;
-    kb_probe_reading no_fma = here;
-    no_fma.v[KB_PROBE_FMA] = 0.0;
-    ASSERT_INT_EQ(kb_bound_of(8e6, 2e6, &no_fma, &intensity, &balance), KB_BOUND_UNKNOWN);
+    kb_probe_reading no_madd = here;
+    no_madd.v[KB_PROBE_MADD] = 0.0;
+    ASSERT_INT_EQ(kb_bound_of(8e6, 2e6, &no_madd, &intensity, &balance), KB_BOUND_UNKNOWN);
     ASSERT_NEAR(balance, 0.0, 0);
     ASSERT_INT_EQ(kb_bound_of(0.0, 2e6, &here, &intensity, &balance), KB_BOUND_UNKNOWN);
 }
@@ -47,7 +47,7 @@ static void test_best_per_figure(void) {
     kb_probe_best(r, 3, &best);
     ASSERT_NEAR(best.v[KB_PROBE_SCALE], 30.0, 0);
     ASSERT_NEAR(best.v[KB_PROBE_COPY], 33.0, 0);
-    ASSERT_NEAR(best.v[KB_PROBE_FMA], 0.0, 0);
+    ASSERT_NEAR(best.v[KB_PROBE_MADD], 0.0, 0);
     ASSERT_NEAR(best.v[KB_PROBE_CHAIN], 1.1, 0);
 }
 
@@ -59,7 +59,7 @@ static void test_drift(void) {
     ASSERT_NEAR(kb_machine_drift(KB_BOUND_MEMORY, &here, &now, &which), 2.0, 1e-15);
     ASSERT_INT_EQ(which, KB_PROBE_COPY);
     ASSERT_NEAR(kb_machine_drift(KB_BOUND_COMPUTE, &here, &now, &which), 2.0, 1e-15);
-    ASSERT_INT_EQ(which, KB_PROBE_FMA);
+    ASSERT_INT_EQ(which, KB_PROBE_MADD);
     kb_probe_reading old = {{30.0, 0.0, 0.0, 0.0}}; /* a baseline from before the model */
     ASSERT_NEAR(kb_machine_drift(KB_BOUND_UNKNOWN, &old, &now, &which), 30.0 / 27.0, 1e-15);
     ASSERT_INT_EQ(which, KB_PROBE_SCALE);
