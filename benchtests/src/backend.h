@@ -34,8 +34,8 @@ typedef struct kb_backend {
      * (docs/gate.md). May be NULL. */
     int (*time_copy)(void *dst, const void *src, size_t bytes, int reps, double *ms);
     /* Times `steps` steps of a core probe (probe_core.h): independent
-     * multiply-adds (chain 0) or one dependent chain of them (chain 1): the compute side of
-     * the machine model (machine.h). May be NULL. */
+     * multiply-adds (chain 0) or one dependent chain of them (chain 1): the
+     * compute side of the machine model (machine.h). May be NULL. */
     int (*time_core)(int chain, long steps, double *ms);
     /* GPU backends: the stream implementations launch on (kb_args.stream). */
     void *(*stream)(void);

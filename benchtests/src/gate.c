@@ -7,10 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Rounds whose probes count towards the drift (the runner measures at most
- * KB_MAX_ROUNDS = 16). */
-#define KB_MAX_GATE_ROUNDS 64
-
 kb_gate_cfg kb_gate_defaults(void) {
     return (kb_gate_cfg){
         .latency_tol = 0.10,
@@ -72,10 +68,8 @@ static double widest(double a, double b, double c) {
  * are). */
 static double machine_drift(const kb_round *rounds, int n_rounds, const kb_baseline_entry *base,
                             kb_probe_kind *which) {
-    kb_probe_reading now[KB_MAX_GATE_ROUNDS], best;
-    int n = n_rounds < KB_MAX_GATE_ROUNDS ? n_rounds : KB_MAX_GATE_ROUNDS;
-    for (int i = 0; i < n; ++i) now[i] = rounds[i].probe;
-    kb_probe_best(now, n, &best);
+    kb_probe_reading best = {{0}};
+    for (int i = 0; i < n_rounds; ++i) kb_probe_keep_best(&best, &rounds[i].probe);
     return kb_machine_drift(base->bound, &base->probe, &best, which);
 }
 

@@ -20,11 +20,14 @@ const char *kb_probe_unit(kb_probe_kind k) {
     return (unsigned)k < KB_PROBE_N ? probe_units[k] : "?";
 }
 
+void kb_probe_keep_best(kb_probe_reading *best, const kb_probe_reading *r) {
+    for (int k = 0; k < KB_PROBE_N; ++k)
+        if (r->v[k] > best->v[k]) best->v[k] = r->v[k];
+}
+
 void kb_probe_best(const kb_probe_reading *readings, int n, kb_probe_reading *best) {
     memset(best, 0, sizeof *best);
-    for (int i = 0; i < n; ++i)
-        for (int k = 0; k < KB_PROBE_N; ++k)
-            if (readings[i].v[k] > best->v[k]) best->v[k] = readings[i].v[k];
+    for (int i = 0; i < n; ++i) kb_probe_keep_best(best, &readings[i]);
 }
 
 const char *kb_bound_name(kb_bound b) {

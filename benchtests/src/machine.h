@@ -3,8 +3,8 @@
  * intensity (flops per byte) is below the machine's balance (multiply-add
  * throughput per byte of streaming bandwidth) is memory-bound and moves
  * with the streaming and copy rates; above it, it is compute-bound and
- * moves with the core's multiply-add throughput and clock (docs/gate.md, "Machine
- * drift: the machine probe"). */
+ * moves with the core's multiply-add throughput and clock (docs/gate.md,
+ * "Machine drift: the machine probe"). */
 #ifndef KB_MACHINE_H
 #define KB_MACHINE_H
 
@@ -26,6 +26,10 @@ const char *kb_probe_name(kb_probe_kind k); /* "scale", "copy", "madd", "chain" 
 const char *kb_probe_key(kb_probe_kind k);  /* the baseline's field: "probe_gbps", ... */
 const char *kb_probe_unit(kb_probe_kind k); /* "GB/s", "GFLOP/s", "Gstep/s" */
 
+/* Raises each figure of *best to r's where r's is higher (start from all
+ * 0): the best of every reading folded in. */
+void kb_probe_keep_best(kb_probe_reading *best, const kb_probe_reading *r);
+
 /* Each figure's best (highest) value over n readings, into *best. */
 void kb_probe_best(const kb_probe_reading *readings, int n, kb_probe_reading *best);
 
@@ -41,8 +45,8 @@ int kb_bound_parse(const char *name, kb_bound *b);
 
 /* What bounds a case moving `bytes` and doing `flops` per call on a machine
  * that read r: its intensity (flops / byte) against the machine's balance
- * (multiply-add GFLOP/s over streaming GB/s). Both go to *intensity and *balance (0
- * when unknown). UNKNOWN when the reading lacks either figure or the case
+ * (multiply-add GFLOP/s over streaming GB/s). Both go to *intensity and
+ * *balance (0 when unknown). UNKNOWN when the reading lacks either figure or the case
  * moves no bytes. */
 kb_bound kb_bound_of(double bytes, double flops, const kb_probe_reading *r, double *intensity,
                      double *balance);

@@ -507,9 +507,7 @@ cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const
     cJSON_AddNumberToObject(e, "rmse", r->acc.rmse);
     cJSON_AddNumberToObject(e, "max_abs_err", r->acc.max_abs);
     cJSON_AddNumberToObject(e, "gbps", r->gbps);
-    kb_probe_reading probe;
-    kb_probe_best(r->probe, r->n_rounds, &probe);
-    add_probe(e, &probe);
+    add_probe(e, &r->recorded_probe);
     cJSON_AddStringToObject(e, "bound", kb_bound_name(r->bound));
     cJSON_AddNumberToObject(e, "intensity", r->intensity);
     cJSON_AddNumberToObject(e, "balance", r->balance);

@@ -267,19 +267,12 @@ static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_res
     return 0;
 }
 
-/* Measures rounds until the gate decides. Recording measures record_rounds
- * rounds spaced in time and keeps the fastest (every round's median goes
- * into the baseline too: their spread tells the gate how far the case
- * wanders by itself); gating re-measures a suspected slowdown after growing
- * pauses, so a burst of load on the machine can pass. Either way each round
- * after the first runs on the next CPU with its buffers moved. */
-/* The recorded rounds: what bounds the case on this machine (by the best
- * of each probe figure over the rounds) and whether they are steady enough
- * to become the baseline. */
+/* The recorded rounds: the machine as the baseline will hold it (each probe
+ * figure's best over the rounds), what bounds the case on it, and whether
+ * the rounds are steady enough to become the baseline. */
 static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
-    kb_probe_reading best;
-    kb_probe_best(r->probe, r->n_rounds, &best);
-    r->bound = kb_bound_of(r->bytes, r->flops, &best, &r->intensity, &r->balance);
+    kb_probe_best(r->probe, r->n_rounds, &r->recorded_probe);
+    r->bound = kb_bound_of(r->bytes, r->flops, &r->recorded_probe, &r->intensity, &r->balance);
     kb_round rounds[KB_MAX_ROUNDS];
     gate_rounds(r, rounds);
     int too_noisy = 0;
@@ -288,6 +281,12 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
     r->lat.verdict = too_noisy ? KB_LAT_TOO_NOISY : KB_LAT_RECORDED;
 }
 
+/* Measures rounds until the gate decides. Recording measures record_rounds
+ * rounds spaced in time and keeps the fastest (every round's median goes
+ * into the baseline too: their spread tells the gate how far the case
+ * wanders by itself); gating re-measures a suspected slowdown after growing
+ * pauses, so a burst of load on the machine can pass. Either way each round
+ * after the first runs on the next CPU with its buffers moved. */
 static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, kb_err *err) {
     double pause = ctx->opt->confirm_pause_s;
     for (;;) {

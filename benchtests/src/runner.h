@@ -61,9 +61,10 @@ typedef struct kb_case_result {
     int has_base;
     kb_baseline_entry base;
     kb_latency_decision lat;
+    kb_probe_reading recorded_probe; /* update mode: each figure's best over the rounds */
     kb_bound bound;      /* update mode: what bounds the case on this machine (machine.h) */
     double intensity;    /* its flops per byte */
-    double balance;      /* the machine's FMA GFLOP/s per streaming GB/s; 0 = unknown */
+    double balance;      /* the machine's multiply-add GFLOP/s per streaming GB/s; 0 = unknown */
     double record_noise; /* update mode: kb_gate_record_noise */
     kb_ab_result ab;     /* A/B mode: the pairs and their decision */
     int error;           /* the case could not run; message in error_msg */

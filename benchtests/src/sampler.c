@@ -82,7 +82,8 @@ int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out)
         /* Dropping ends at max_samples dropped or at max_time, so a round
          * under steady load keeps its samples (and says so) instead of
          * waiting for a quiet moment that may not come. */
-        const int may_drop = kb_now_s() - t0 < cfg->max_time_s;
+        out->elapsed_s = kb_now_s() - t0;
+        const int may_drop = out->elapsed_s < cfg->max_time_s;
         if (rc == KB_SAMPLE_SUSPECT && may_drop && out->dropped < cfg->max_samples) {
             out->dropped++;
         } else if (rc == KB_SAMPLE_DISTURBED && may_drop && out->disturbed < cfg->max_samples) {
@@ -92,7 +93,6 @@ int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out)
             out->disturbed_kept += rc == KB_SAMPLE_DISTURBED;
             if (push(out, ms / out->reps) != 0) return -1;
         }
-        out->elapsed_s = kb_now_s() - t0;
         out->stop_rule = stop_rule(cfg, out, out->elapsed_s);
         if (out->stop_rule) {
             kb_stats st;
