@@ -10,11 +10,15 @@
 #include <string.h>
 
 /* One side's round: AB_SAMPLES samples, or as many as fit in
- * AB_MAX_ROUND_S but at least AB_MIN_SAMPLES (a case whose call lasts
- * 0.2 s takes three), after a short warm-up (the buffers were just moved
- * and first touched). Both sides are sampled by the same configuration. */
+ * AB_MAX_ROUND_S but at least one, after a short warm-up (the buffers were
+ * just moved and first touched; at least one call). A case whose call
+ * outlasts the round's time is thus one warm-up call and one sample a
+ * side: the two sides of a pair run as close together in time as they can,
+ * which is what cancels a host whose speed moves in steps of a second or
+ * so (docs/gate.md, "A/B mode: measured"). Both sides are sampled by the
+ * same configuration. */
 #define AB_SAMPLES     9
-#define AB_MIN_SAMPLES 3
+#define AB_MIN_SAMPLES 1
 #define AB_WARMUP_S    0.005
 #define AB_MAX_ROUND_S 0.1
 
@@ -42,7 +46,7 @@ static kb_sampling round_config(const kb_run_ctx *ctx) {
     return c;
 }
 
-int kb_ab_open(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
+int kb_ab_request(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
     kb_ab_setup *ab = ctx->ab;
     kb_ab_result *res = &r->ab;
     res->base_status = -1;
@@ -50,9 +54,19 @@ int kb_ab_open(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
         snprintf(res->base_why, sizeof res->base_why, "the base build has no %.400s", ab->exe);
         return 0;
     }
+    if (kb_partner_case_send(&ab->partner, r->impl_variant, r->c->name, err) != 0) return -1;
+    res->base_asked = 1;
+    return 0;
+}
+
+int kb_ab_open(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
+    kb_ab_setup *ab = ctx->ab;
+    kb_ab_result *res = &r->ab;
+    if (!res->base_asked) return 0;
+    res->base_asked = 0;
     kb_partner_case status;
-    if (kb_partner_case_open(&ab->partner, r->impl_variant, r->c->name, &status, &res->base_rmse,
-                             &res->base_max_abs, res->base_why, sizeof res->base_why, err) != 0)
+    if (kb_partner_case_reply(&ab->partner, &status, &res->base_rmse, &res->base_max_abs,
+                              res->base_why, sizeof res->base_why, err) != 0)
         return -1;
     res->base_status = (int)status;
     res->base_open = status == KB_PARTNER_READY;

@@ -29,6 +29,7 @@ typedef struct kb_ab_pair {
 
 typedef struct kb_ab_result {
     int base_status; /* kb_partner_case; -1: not asked (no partner); 0: not A/B mode */
+    int base_asked;  /* the case was sent to the base, its answer not read yet */
     int base_open;   /* the case is set up on the base and must be released */
     char base_why[512];
     double base_rmse, base_max_abs;
@@ -42,9 +43,15 @@ struct kb_run_ctx;
 struct kb_case_result;
 struct kb_case_session;
 
-/* Sets the case up on the base. A base without the case leaves
+/* Asks the base to set the case up and returns at once, so that the base
+ * prepares its side (inputs, reference, checked run) while the head
+ * prepares its own; kb_ab_open reads the answer. */
+int kb_ab_request(const struct kb_run_ctx *ctx, struct kb_case_result *r, kb_err *err);
+
+/* The base's answer to kb_ab_request. A base without the case leaves
  * r->has_base 0 (the case is then "new"); a ready one sets r->has_base and
- * the base's RMSE, which the head's accuracy check compares with. */
+ * the base's RMSE, which the head's accuracy check compares with. Does
+ * nothing when nothing was asked. */
 int kb_ab_open(const struct kb_run_ctx *ctx, struct kb_case_result *r, kb_err *err);
 
 /* Measures pairs until kb_gate_ab decides or the limits are reached; fills

@@ -92,13 +92,18 @@ static int lost(kb_partner *p, const char *during, kb_err *err) {
                    during, how);
 }
 
-/* Sends one command and reads the answer line into *line. */
-static int exchange(kb_partner *p, const char *command, char **line, size_t *cap, kb_err *err) {
-    if (fprintf(p->to, "%s\n", command) < 0 || fflush(p->to) != 0) return lost(p, command, err);
+/* Reads the answer to `command` into *line. */
+static int receive(kb_partner *p, const char *command, char **line, size_t *cap, kb_err *err) {
     if (read_line(p->from, line, cap) < 0) return lost(p, command, err);
     if (starts_with_word(*line, "error"))
         return kb_fail(err, "base driver %s: %s", p->exe, rest_of(*line));
     return 0;
+}
+
+/* Sends one command and reads the answer line into *line. */
+static int exchange(kb_partner *p, const char *command, char **line, size_t *cap, kb_err *err) {
+    if (fprintf(p->to, "%s\n", command) < 0 || fflush(p->to) != 0) return lost(p, command, err);
+    return receive(p, command, line, cap, err);
 }
 
 static int spawn(kb_partner *p, char *const args[], kb_err *err) {
@@ -165,16 +170,21 @@ int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err 
     return rc;
 }
 
-int kb_partner_case_open(kb_partner *p, const char *variant, const char *case_name,
-                         kb_partner_case *status, double *rmse, double *max_abs, char *why,
-                         size_t why_size, kb_err *err) {
+int kb_partner_case_send(kb_partner *p, const char *variant, const char *case_name, kb_err *err) {
     if (!is_word(variant) || !is_word(case_name))
         return kb_fail(err, "A/B: case '%s' variant '%s': names with spaces cannot be sent",
                        case_name, variant);
-    char command[512], *line = NULL;
+    snprintf(p->pending, sizeof p->pending, "case %s %s", variant, case_name);
+    if (fprintf(p->to, "%s\n", p->pending) < 0 || fflush(p->to) != 0)
+        return lost(p, p->pending, err);
+    return 0;
+}
+
+int kb_partner_case_reply(kb_partner *p, kb_partner_case *status, double *rmse, double *max_abs,
+                          char *why, size_t why_size, kb_err *err) {
+    char *line = NULL;
     size_t cap = 0;
-    snprintf(command, sizeof command, "case %s %s", variant, case_name);
-    int rc = exchange(p, command, &line, &cap, err);
+    int rc = receive(p, p->pending, &line, &cap, err);
     if (rc == 0 && starts_with_word(line, "ready") &&
         sscanf(rest_of(line), "%lf %lf", rmse, max_abs) == 2)
         *status = KB_PARTNER_READY;
@@ -184,7 +194,7 @@ int kb_partner_case_open(kb_partner *p, const char *variant, const char *case_na
         *status = KB_PARTNER_SKIP;
         snprintf(why, why_size, "%s", rest_of(line));
     } else if (rc == 0)
-        rc = kb_fail(err, "base driver %s answered '%.200s' to '%s'", p->exe, line, command);
+        rc = kb_fail(err, "base driver %s answered '%.200s' to '%s'", p->exe, line, p->pending);
     free(line);
     return rc;
 }

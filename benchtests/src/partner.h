@@ -36,6 +36,7 @@ typedef struct kb_partner {
     FILE *to, *from;
     char exe[4096];
     char kernel[128];
+    char pending[512]; /* the `case` command whose answer is still to be read */
 } kb_partner;
 
 /* What the base answered to `case`. */
@@ -49,10 +50,15 @@ typedef enum kb_partner_case {
  * greeting. Returns 0, or -1 with a message naming exe. */
 int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err *err);
 
-/* Sets the case up on the base; on READY fills *rmse and *max_abs. */
-int kb_partner_case_open(kb_partner *p, const char *variant, const char *case_name,
-                         kb_partner_case *status, double *rmse, double *max_abs, char *why,
-                         size_t why_size, kb_err *err);
+/* Asks the base to set a case up, without waiting: the head prepares its
+ * own side meanwhile, and then reads the answer with kb_partner_case_reply
+ * (which must follow before any other command). */
+int kb_partner_case_send(kb_partner *p, const char *variant, const char *case_name, kb_err *err);
+
+/* The base's answer to the case sent; on READY fills *rmse and *max_abs,
+ * on SKIP `why`. */
+int kb_partner_case_reply(kb_partner *p, kb_partner_case *status, double *rmse, double *max_abs,
+                          char *why, size_t why_size, kb_err *err);
 
 /* One round on the base, pinned to `cpu` (-1: anywhere), on buffers moved
  * to fresh memory first when `move`, sampled by cfg; fills out

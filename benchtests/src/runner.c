@@ -102,6 +102,14 @@ static int make_workspace(const kb_run_ctx *ctx, buffers *bf, kb_err *err) {
     return bf->args.workspace ? 0 : -1;
 }
 
+/* The accuracy rules: the manifest's tolerance, and the drift from the
+ * baseline's or the A/B base's RMSE when there is one. */
+static void judge_accuracy(const kb_run_ctx *ctx, kb_case_result *r) {
+    r->acc_fired = kb_gate_accuracy(&ctx->opt->gate, &ctx->manifest->tol[ctx->prec], &r->acc,
+                                    r->has_base && !ctx->opt->update ? &r->base : NULL, r->acc_why,
+                                    sizeof r->acc_why);
+}
+
 static int check_outputs(const kb_run_ctx *ctx, buffers *bf, kb_case_result *r, kb_err *err) {
     size_t elem = kb_prec_size(ctx->prec);
     memset(&r->acc, 0, sizeof r->acc);
@@ -111,9 +119,7 @@ static int check_outputs(const kb_run_ctx *ctx, buffers *bf, kb_case_result *r, 
         kb_accuracy_add(&r->acc, bf->host_out[i], ctx->prec, bf->ref_out[i], n);
     }
     kb_accuracy_finish(&r->acc);
-    r->acc_fired = kb_gate_accuracy(&ctx->opt->gate, &ctx->manifest->tol[ctx->prec], &r->acc,
-                                    r->has_base && !ctx->opt->update ? &r->base : NULL, r->acc_why,
-                                    sizeof r->acc_why);
+    judge_accuracy(ctx, r);
     return 0;
 }
 
@@ -421,14 +427,23 @@ static int time_session(kb_case_session *s, kb_case_result *r, kb_err *err) {
     return 0;
 }
 
+/* In A/B mode the base prepares the case (inputs, reference, checked run)
+ * while this side does, and the accuracy is judged again once the base's
+ * RMSE is known. */
 void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
     if (begin_result(ctx, c, impl, r) != 0) return;
     kb_err err = {{0}};
-    if (ctx->ab && kb_ab_open(ctx, r, &err) != 0) {
+    if (ctx->ab && kb_ab_request(ctx, r, &err) != 0) {
         case_error(r, err.msg);
         return;
     }
     kb_case_session *s = kb_case_open(ctx, c, impl, r);
+    if (ctx->ab && kb_ab_open(ctx, r, &err) != 0) {
+        kb_case_close(s);
+        case_error(r, err.msg);
+        return;
+    }
+    if (s && ctx->ab) judge_accuracy(ctx, r);
     if (s && time_session(s, r, &err) != 0) case_error(r, err.msg);
     kb_case_close(s);
     if (ctx->ab && kb_ab_close(ctx, r, &err) != 0 && !r->error) case_error(r, err.msg);
