@@ -34,15 +34,19 @@
  * limit is the size of this project's machines' L3, 32 MiB). */
 #define AB_MOVE_MAX_BYTES (32.0 * 1024 * 1024)
 
-static kb_sampling round_config(const kb_run_ctx *ctx) {
-    kb_sampling c = ctx->opt->sampling;
+kb_sampling kb_ab_round_config(const kb_sampling *defaults, int cold_cache) {
+    kb_sampling c = *defaults;
     c.min_samples = AB_MIN_SAMPLES;
     c.max_samples = AB_SAMPLES;
-    c.min_time_s = 0.0;
-    c.target_rel_ci = 0.0; /* a round is its samples or its time, never cut short */
+    /* A round is its samples or its time, never cut short: the median's
+     * interval rule is only consulted past min_time, which is the round's
+     * whole time (a lone sample's interval has no width and would end the
+     * round at once). */
+    c.target_rel_ci = 0.0;
     c.max_time_s = AB_MAX_ROUND_S < c.max_time_s ? AB_MAX_ROUND_S : c.max_time_s;
+    c.min_time_s = c.max_time_s;
     c.warmup_s = AB_WARMUP_S < c.warmup_s ? AB_WARMUP_S : c.warmup_s;
-    if (ctx->opt->cold_cache) c.sample_min_s = 0.0; /* one call per flush */
+    if (cold_cache) c.sample_min_s = 0.0; /* one call per flush */
     return c;
 }
 
@@ -115,7 +119,7 @@ static double median_of(const kb_samples *s) {
  * (A B, B A, ...), so neither side always runs right after the other. */
 static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_affinity *cpus, int k,
                         kb_case_result *r, kb_err *err) {
-    const kb_sampling cfg = round_config(ctx);
+    const kb_sampling cfg = kb_ab_round_config(&ctx->opt->sampling, ctx->opt->cold_cache);
     const int move = r->bytes <= AB_MOVE_MAX_BYTES;
     kb_ab_pair *pair = &r->ab.pairs[k];
     kb_samples head = {0}, base = {0};

@@ -39,6 +39,10 @@ typedef struct kb_ab_result {
     double elapsed_s;
 } kb_ab_result;
 
+/* How each side samples one round of a pair, from the run's sampling
+ * settings: up to 9 samples within 0.1 s, at least one. */
+kb_sampling kb_ab_round_config(const kb_sampling *defaults, int cold_cache);
+
 struct kb_run_ctx;
 struct kb_case_result;
 struct kb_case_session;

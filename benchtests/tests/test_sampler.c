@@ -2,8 +2,10 @@
  * without running or sleeping, so every assertion is independent of the
  * machine's speed. Time limits are set to 0 or far out of reach so that the
  * real clock the loop reads never decides an outcome. */
+#include "ab.h"
 #include "kb_test.h"
 #include "sampler.h"
+#include "timer.h"
 
 #include <string.h>
 
@@ -250,6 +252,42 @@ static void test_disturbed_kept_past_max_time(void) {
     kb_samples_free(&s);
 }
 
+/* A/B rounds (ab.c): identical short samples must not end a round before
+ * its nine samples (a lone sample's median interval has no width; the round
+ * once stopped there, one sample a side). */
+static void test_ab_round_takes_its_samples(void) {
+    kb_sampling defaults = kb_sampling_defaults();
+    kb_sampling c = kb_ab_round_config(&defaults, 0);
+    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0, 0};
+    kb_samples s = {0};
+    ASSERT_INT_EQ(kb_sample(&c, fake_time, &f, &s), 0);
+    ASSERT_INT_EQ(s.n, 9);
+    ASSERT(s.stop_rule && strcmp(s.stop_rule, "max_samples") == 0);
+    kb_samples_free(&s);
+}
+
+/* A call that outlasts the A/B round's time: one warm-up call and one
+ * sample, so the two sides of a pair run close together. */
+static int slow_call(void *ctx, int reps, double *ms) {
+    int *calls = ctx;
+    ++*calls;
+    kb_sleep_s(0.12 * reps);
+    *ms = 120.0 * reps;
+    return 0;
+}
+
+static void test_ab_round_long_call_one_sample(void) {
+    kb_sampling defaults = kb_sampling_defaults();
+    kb_sampling c = kb_ab_round_config(&defaults, 0);
+    int calls = 0;
+    kb_samples s = {0};
+    ASSERT_INT_EQ(kb_sample(&c, slow_call, &calls, &s), 0);
+    ASSERT_INT_EQ(s.n, 1);
+    ASSERT_INT_EQ(calls, 2);
+    ASSERT(s.stop_rule && strcmp(s.stop_rule, "max_time") == 0);
+    kb_samples_free(&s);
+}
+
 int main(void) {
     RUN_TEST(test_stops_at_ci_target);
     RUN_TEST(test_stops_at_max_samples);
@@ -264,5 +302,7 @@ int main(void) {
     RUN_TEST(test_disturbed_kept_when_never_clean);
     RUN_TEST(test_disturbed_kept_past_max_time);
     RUN_TEST(test_long_call_warms_up_once);
+    RUN_TEST(test_ab_round_takes_its_samples);
+    RUN_TEST(test_ab_round_long_call_one_sample);
     return kb_test_summary();
 }
