@@ -29,14 +29,6 @@
  * have such pairs (docs/gate.md, "A/B mode: measured"). */
 #define AB_FEWEST_PAIRS 9
 
-/* Largest case (bytes moved per call) whose buffers move to fresh memory
- * before every round. Moving is how a pair avoids inheriting one lucky or
- * unlucky placement in the caches; a larger case streams from memory, where
- * placement matters little, and moving it would cost more than measuring it
- * (a 256 MiB case: about a second a pair in page faults and copies; the
- * limit is the size of this project's machines' L3, 32 MiB). */
-#define AB_MOVE_MAX_BYTES (32.0 * 1024 * 1024)
-
 kb_sampling kb_ab_round_config(const kb_sampling *defaults, int cold_cache) {
     kb_sampling c = *defaults;
     c.min_samples = AB_MIN_SAMPLES;
@@ -119,11 +111,16 @@ static double median_of(const kb_samples *s) {
 }
 
 /* Pair k: both rounds on the same CPU, the base first in every other pair
- * (A B, B A, ...), so neither side always runs right after the other. */
+ * (A B, B A, ...), so neither side always runs right after the other. Each
+ * round first moves the case's buffers to fresh memory, whatever their size:
+ * where a process's buffers land can make it 10 % faster or slower for as
+ * long as they stay there, even streaming from DRAM (an A/A run on this
+ * project's VMs: a 128 MiB copy case 8-16 % faster on the head in all 12
+ * pairs), and moving turns that into noise the interval sees instead of a
+ * bias it cannot. */
 static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_affinity *cpus, int k,
                         kb_case_result *r, kb_err *err) {
     const kb_sampling cfg = kb_ab_round_config(&ctx->opt->sampling, ctx->opt->cold_cache);
-    const int move = r->bytes <= AB_MOVE_MAX_BYTES;
     kb_ab_pair *pair = &r->ab.pairs[k];
     kb_samples head = {0}, base = {0};
     pair->cpu = cpus->n > 0 ? cpus->cpu[k % cpus->n] : -1;
@@ -131,8 +128,8 @@ static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_affi
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; ++side)
         rc = (side == 0) == pair->base_first
-                 ? kb_partner_round(&ctx->ab->partner, pair->cpu, move, &cfg, &base, err)
-                 : kb_case_round(s, pair->cpu, move, &cfg, &head, err);
+                 ? kb_partner_round(&ctx->ab->partner, pair->cpu, 1, &cfg, &base, err)
+                 : kb_case_round(s, pair->cpu, 1, &cfg, &head, err);
     if (rc == 0) {
         pair->head_ms = median_of(&head);
         pair->base_ms = median_of(&base);
