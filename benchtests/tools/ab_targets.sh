@@ -10,10 +10,13 @@
 #
 #   ab_targets.sh detect BUILD RUNS KERNEL[:CASE]...
 #       Real code changes: for each kernel, a worktree of HEAD whose CPU
-#       implementation does 15 % (then 25 %) more work on CASE (default: the
-#       manifest's first case) by running itself a second time on that
-#       share of its calls, spread evenly over them (so every sample of
-#       many calls holds the same share); built with BUILD's options. Each
+#       implementation does 15 % (then 25 %) more work on every call of CASE
+#       (default: the manifest's first case): after computing, it keeps its
+#       core busy for that share of the time the call took; built with
+#       BUILD's options. (A first version ran the whole kernel a second time
+#       on that share of the calls: where a sample holds one or two calls,
+#       most samples then held none of the extra work, and the median, which
+#       is meant to shrug off a few slow samples, did.) Each
 #       is compared RUNS times with BUILD (the unchanged HEAD) as base:
 #       counted as caught when the case's verdict is "regression". Then the
 #       other way round (the changed build as base, so the head is faster):
@@ -115,18 +118,27 @@ text = open(path).read()
 fns = re.findall(r'\{"cpu", "[^"]+", (\w+)\}', text)
 if not fns:
     sys.exit(f"{path}: no CPU implementation found")
-wrappers = "#include <string.h>\n"
+wrappers = """#include <string.h>
+#include <time.h>
+
+static double kb__seconds(void) {
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+"""
 for fn in sorted(set(fns)):
     wrappers += f"""
-/* Detection experiment: {pct} % more work on case {case}. */
+/* Detection experiment: every call of case {case} works {pct} % longer
+ * (it computes, then keeps its core busy for {pct} % of that time). */
 static int kb__more_{fn}(const kb_args *a) {{
-    static int credit;
+    if (strcmp(kb_case_name(a->c), "{case}") != 0) return {fn}(a);
+    double t0 = kb__seconds();
     int rc = {fn}(a);
-    if (rc != 0 || strcmp(kb_case_name(a->c), "{case}") != 0) return rc;
-    credit += {pct};
-    if (credit < 100) return 0;
-    credit -= 100;
-    return {fn}(a);
+    double t1 = kb__seconds(), until = t1 + (t1 - t0) * {pct} / 100.0;
+    while (kb__seconds() < until) {{
+    }}
+    return rc;
 }}
 """
     text = re.sub(r'(\{"cpu", "[^"]+", )' + fn + r'\}', r'\1kb__more_' + fn + '}', text)
