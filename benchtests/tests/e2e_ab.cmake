@@ -13,6 +13,8 @@
 #   9. a base that dies in the middle            -> exit 1, the case errors, says how it ended
 #  10. A/B while recording baselines             -> exit 2
 #  11. bad A/B options                           -> exit 2, naming the option
+#  12. a head that declines a case the base      -> exit 0, that case skipped, the
+#      prepares (both prepare it at once)           next one measured against the base
 
 foreach(var BIN MANIFEST SOURCE REPORT WORK)
   if(NOT DEFINED ${var})
@@ -112,5 +114,13 @@ run_head("bad pair limits" 2 same "${BIN}/base" --ab-min-pairs 10 --ab-max-pairs
 expect_text("bad pair limits" "--ab-min-pairs 10 is above --ab-max-pairs 5")
 run_head("bad pair count" 2 same "${BIN}/base" --ab-max-pairs 65)
 expect_text("bad pair count" "--ab-max-pairs")
+
+# The base prepares each case while the head does; a head that then
+# declines the case must still take the base's answer and release it, or
+# the next case would read the wrong line.
+run_head("the head declines a case" 0 declines "${BIN}/base")
+expect_json("the head declines a case" "${result}" "this build declines n = 8192" cases 0 skipped)
+expect_json("the head declines a case" "${result}" "ok" cases 1 latency verdict)
+expect_json("the head declines a case" "${result}" "measured" cases 1 latency ab base)
 
 message("e2e ab: all steps behaved as expected")

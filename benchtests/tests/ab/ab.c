@@ -3,7 +3,8 @@
  * with one and zero read from volatile globals so the compiler cannot fold
  * them). The test builds it several times with different AB_WORK, so heads
  * of known relative cost can be compared with one base; AB_OFFSET shifts
- * the output for the accuracy-drift step. */
+ * the output for the accuracy-drift step; AB_DECLINE_N declines the case of
+ * that size (a head that cannot run a case its base prepares). */
 #include "kb/kernel.h"
 
 #ifndef AB_WORK
@@ -11,6 +12,9 @@
 #endif
 #ifndef AB_OFFSET
 #define AB_OFFSET 0.0f
+#endif
+#ifndef AB_DECLINE_N
+#define AB_DECLINE_N 0
 #endif
 
 static volatile float one = 1.0f, zero = 0.0f;
@@ -27,6 +31,7 @@ static void ab_reference(const kb_case *c, const double *const *in, double *cons
 
 static int ab_run(const kb_args *a) {
     size_t n = (size_t)kb_case_dim(a->c, "n");
+    if (n == AB_DECLINE_N) return kb_unsupported("this build declines n = %zu", n);
     const float *x = a->in[0];
     float *y = a->out[0];
     const float m = one, z = zero;
