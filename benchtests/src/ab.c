@@ -118,9 +118,8 @@ static double median_of(const kb_samples *s) {
  * project's VMs: a 128 MiB copy case 8-16 % faster on the head in all 12
  * pairs), and moving turns that into noise the interval sees instead of a
  * bias it cannot. */
-static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_affinity *cpus, int k,
-                        kb_case_result *r, kb_err *err) {
-    const kb_sampling cfg = kb_ab_round_config(&ctx->opt->sampling, ctx->opt->cold_cache);
+static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_sampling *cfg,
+                        const kb_affinity *cpus, int k, kb_case_result *r, kb_err *err) {
     kb_ab_pair *pair = &r->ab.pairs[k];
     kb_samples head = {0}, base = {0};
     pair->cpu = cpus->n > 0 ? cpus->cpu[k % cpus->n] : -1;
@@ -128,8 +127,8 @@ static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_affi
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; ++side)
         rc = (side == 0) == pair->base_first
-                 ? kb_partner_round(&ctx->ab->partner, pair->cpu, 1, &cfg, &base, err)
-                 : kb_case_round(s, pair->cpu, 1, &cfg, &head, err);
+                 ? kb_partner_round(&ctx->ab->partner, pair->cpu, 1, cfg, &base, err)
+                 : kb_case_round(s, pair->cpu, 1, cfg, &head, err);
     if (rc == 0) {
         pair->head_ms = median_of(&head);
         pair->base_ms = median_of(&base);
@@ -161,6 +160,7 @@ int kb_ab_measure(const kb_run_ctx *ctx, kb_case_session *s, kb_case_result *r, 
     kb_ab_result *ab = &r->ab;
     const kb_gate_cfg *g = &ctx->opt->gate;
     const int max_pairs = g->ab_max_pairs < KB_AB_MAX_PAIRS ? g->ab_max_pairs : KB_AB_MAX_PAIRS;
+    const kb_sampling cfg = kb_ab_round_config(&ctx->opt->sampling, ctx->opt->cold_cache);
     kb_affinity cpus;
     kb_affinity_init(&cpus);
     double ratios[KB_AB_MAX_PAIRS], base_ms[KB_AB_MAX_PAIRS], t0 = kb_now_s();
@@ -169,7 +169,7 @@ int kb_ab_measure(const kb_run_ctx *ctx, kb_case_session *s, kb_case_result *r, 
     r->n_rounds = 1;
     r->round_cpu[0] = cpus.n > 0 ? cpus.cpu[0] : -1;
     for (int k = 0; k < max_pairs; ++k) {
-        if (measure_pair(ctx, s, &cpus, k, r, err) != 0) return -1;
+        if (measure_pair(ctx, s, &cfg, &cpus, k, r, err) != 0) return -1;
         ratios[k] = ab->pairs[k].ratio;
         base_ms[k] = ab->pairs[k].base_ms;
         ab->n_pairs = k + 1;

@@ -100,10 +100,15 @@ static int receive(kb_partner *p, const char *command, char **line, size_t *cap,
     return 0;
 }
 
+/* Sends one command line. */
+static int send_line(kb_partner *p, const char *command, kb_err *err) {
+    if (fprintf(p->to, "%s\n", command) < 0 || fflush(p->to) != 0) return lost(p, command, err);
+    return 0;
+}
+
 /* Sends one command and reads the answer line into *line. */
 static int exchange(kb_partner *p, const char *command, char **line, size_t *cap, kb_err *err) {
-    if (fprintf(p->to, "%s\n", command) < 0 || fflush(p->to) != 0) return lost(p, command, err);
-    return receive(p, command, line, cap, err);
+    return send_line(p, command, err) != 0 ? -1 : receive(p, command, line, cap, err);
 }
 
 static int spawn(kb_partner *p, char *const args[], kb_err *err) {
@@ -175,9 +180,7 @@ int kb_partner_case_send(kb_partner *p, const char *variant, const char *case_na
         return kb_fail(err, "A/B: case '%s' variant '%s': names with spaces cannot be sent",
                        case_name, variant);
     snprintf(p->pending, sizeof p->pending, "case %s %s", variant, case_name);
-    if (fprintf(p->to, "%s\n", p->pending) < 0 || fflush(p->to) != 0)
-        return lost(p, p->pending, err);
-    return 0;
+    return send_line(p, p->pending, err);
 }
 
 int kb_partner_case_reply(kb_partner *p, kb_partner_case *status, double *rmse, double *max_abs,
