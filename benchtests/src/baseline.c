@@ -2,6 +2,7 @@
 #include "baseline.h"
 
 #include "atomicfile.h"
+#include "case.h"
 #include "jsonutil.h"
 #include "jsonw.h"
 
@@ -20,20 +21,45 @@ void kb_baseline_key(char *out, size_t size, const char *backend, const char *pr
     snprintf(out, size, "%s.%s.%s.%s", backend, precision, variant, case_name);
 }
 
-/* An optional array of positive numbers (samples_ms, round_medians_ms). */
-static int check_ms_array(const cJSON *entry, const char *key, const char *path, const char *field,
-                          kb_err *err) {
-    const cJSON *s = cJSON_GetObjectItemCaseSensitive(entry, key);
-    if (!s) return 0;
-    if (!cJSON_IsArray(s))
-        return kb_fail(err, "%s: field '%s.%s': expected an array of numbers", path, field, key);
-    int i = 0;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, s) {
-        if (!cJSON_IsNumber(v) || v->valuedouble <= 0.0)
-            return kb_fail(err, "%s: field '%s.%s[%d]': expected a positive number", path, field,
-                           key, i);
-        ++i;
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A time: a positive (finite, as every number read) count of milliseconds. */
+static int check_ms(const cJSON *v, const char *path, const char *field, kb_err *err) {
+    double ms;
+    if (kb_json_number_value(v, &ms, path, field, err) != 0) return -1;
+    if (!(ms > 0.0))
+        return kb_fail(err, "%s: field '%s': must be positive (a time in ms), got %g", path, field,
+                       ms);
+    return 0;
+}
+
+/* The members that hold every sample or round rather than one figure. */
+static int is_series(const char *key) {
+    return strcmp(key, "samples_ms") == 0 || strcmp(key, "round_medians_ms") == 0;
+}
+
+/* Every member whose key ends in _ms (median_ms, p90_ms, samples_ms, ...):
+ * a time, or for a series a non-empty array of times. */
+static int check_times(const cJSON *entry, const char *path, const char *field, kb_err *err) {
+    for (const cJSON *it = entry->child; it; it = it->next) {
+        if (!ends_with(it->string, "_ms")) continue;
+        char at[KB_BASELINE_KEY_MAX + 64];
+        snprintf(at, sizeof at, "%s.%.40s", field, it->string);
+        if (!is_series(it->string)) {
+            if (check_ms(it, path, at, err) != 0) return -1;
+            continue;
+        }
+        if (!cJSON_IsArray(it) || !it->child)
+            return kb_fail(err, "%s: field '%s': expected a non-empty array of times", path, at);
+        int i = 0;
+        for (const cJSON *v = it->child; v; v = v->next, ++i) {
+            char elem[KB_BASELINE_KEY_MAX + 80];
+            snprintf(elem, sizeof elem, "%s[%d]", at, i);
+            if (check_ms(v, path, elem, err) != 0) return -1;
+        }
     }
     return 0;
 }
@@ -66,6 +92,42 @@ static int check_model(const cJSON *entry, const char *path, const char *field, 
     return 0;
 }
 
+/* "<backend>.<precision>.<variant>.<case>": the parts the driver looks
+ * entries up by. NULL when the key has that form, else what is wrong. */
+static const char *key_problem(const char *key) {
+    char copy[KB_BASELINE_KEY_MAX + 1];
+    snprintf(copy, sizeof copy, "%s", key);
+    char *variant_dot = NULL, *backend = copy, *prec = strchr(copy, '.');
+    if (prec) *prec++ = '\0';
+    char *variant = prec ? strchr(prec, '.') : NULL;
+    if (variant) *variant++ = '\0';
+    char *name = variant ? strchr(variant, '.') : NULL;
+    if (name) *name++ = '\0';
+    if (!name) return "is not <backend>.<precision>.<variant>.<case>";
+    if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "hip"))
+        return "names an unknown backend (expected cpu, cuda or hip)";
+    if (kb_prec_parse(prec) < 0) return "names an unknown precision";
+    if ((variant_dot = strchr(variant, '+')) != NULL && strcmp(variant_dot, "+cold") == 0)
+        *variant_dot = '\0';
+    if (kb_identifier_problem(variant, 64)) return "names a variant that is not an identifier";
+    if (kb_case_name_problem(name)) return "names a case that is not a valid case name";
+    return NULL;
+}
+
+static int check_median(const cJSON *entry, const char *path, const char *field, kb_err *err) {
+    double median = 0.0, rmse = 0.0, min = 0.0;
+    if (kb_json_number(entry, "median_ms", 1, &median, path, field, err) != 0 ||
+        kb_json_number(entry, "rmse", 1, &rmse, path, field, err) != 0)
+        return -1;
+    if (rmse < 0.0)
+        return kb_fail(err, "%s: field '%s.rmse': must not be negative, got %g", path, field, rmse);
+    if (kb_json_number(entry, "min_ms", 0, &min, path, field, err) != 0) return -1;
+    if (min > median)
+        return kb_fail(err, "%s: field '%s.min_ms': %g is above median_ms %g", path, field, min,
+                       median);
+    return 0;
+}
+
 static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     if (strlen(entry->string) > KB_BASELINE_KEY_MAX)
         return kb_fail(err, "%s: field 'entries.%.40s...': key longer than %d characters", path,
@@ -73,53 +135,97 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     char field[KB_BASELINE_KEY_MAX + 16], env_field[KB_BASELINE_KEY_MAX + 32];
     snprintf(field, sizeof field, "entries.%s", entry->string);
     snprintf(env_field, sizeof env_field, "%s.environment", field);
+    const char *why = key_problem(entry->string);
+    if (why) return kb_fail(err, "%s: field '%s': the key %s", path, field, why);
     if (!cJSON_IsObject(entry))
         return kb_fail(err, "%s: field '%s': expected an object", path, field);
-    double median = 0.0, rmse = 0.0, min = 1.0;
-    if (kb_json_number(entry, "median_ms", 1, &median, path, field, err) != 0 ||
-        kb_json_number(entry, "min_ms", 0, &min, path, field, err) != 0 ||
-        kb_json_number(entry, "rmse", 1, &rmse, path, field, err) != 0)
+    if (check_times(entry, path, field, err) != 0 || check_median(entry, path, field, err) != 0 ||
+        check_model(entry, path, field, err) != 0)
         return -1;
-    if (!(median > 0.0))
-        return kb_fail(err, "%s: field '%s.median_ms': must be positive", path, field);
-    if (!(min > 0.0)) return kb_fail(err, "%s: field '%s.min_ms': must be positive", path, field);
-    if (rmse < 0.0) return kb_fail(err, "%s: field '%s.rmse': must not be negative", path, field);
-    if (check_model(entry, path, field, err) != 0) return -1;
+    /* read into an entry's own field, so it is never cut short later */
+    char at[sizeof((kb_baseline_entry *)0)->recorded_at];
+    if (kb_json_string(entry, "recorded_at", 0, at, sizeof at, path, field, err) != 0) return -1;
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
     if (!cJSON_IsObject(env))
         return kb_fail(err, "%s: field '%s.environment': expected an object", path, field);
     char hw[512];
-    if (kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err) != 0) return -1;
-    if (check_ms_array(entry, "samples_ms", path, field, err) != 0) return -1;
-    return check_ms_array(entry, "round_medians_ms", path, field, err);
+    return kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err);
 }
 
-static int check_root(const cJSON *root, const char *path, kb_err *err) {
+/* A profile is a directory name: printable ASCII, no '/', no "..", not
+ * starting with '.' or '-'. */
+static const char *profile_problem(const char *p) {
+    if (!*p) return "is empty";
+    if (p[0] == '.' || p[0] == '-') return "starts with '.' or '-'";
+    if (strstr(p, "..")) return "contains '..'";
+    for (; *p; ++p)
+        if (*p == '/' || *p == '\\' || *p <= 0x20 || *p > 0x7e)
+            return "contains '/', '\\', whitespace or a non-printable character";
+    return NULL;
+}
+
+/* "kernel" and "profile" name the file's place (<profile>/<kernel>.json);
+ * when the caller says which it reads, they must be those. */
+static int check_identity(const cJSON *root, const char *path, const char *kernel,
+                          const char *profile, kb_err *err) {
+    char file_kernel[64], file_profile[256];
+    if (kb_json_string(root, "kernel", 1, file_kernel, sizeof file_kernel, path, "", err) != 0 ||
+        kb_json_string(root, "profile", 1, file_profile, sizeof file_profile, path, "", err) != 0)
+        return -1;
+    if (kb_identifier_problem(file_kernel, sizeof file_kernel))
+        return kb_fail(err, "%s: field 'kernel': '%s' %s", path, file_kernel,
+                       kb_identifier_problem(file_kernel, sizeof file_kernel));
+    if (profile_problem(file_profile))
+        return kb_fail(err, "%s: field 'profile': '%s' %s", path, file_profile,
+                       profile_problem(file_profile));
+    if (kernel && strcmp(kernel, file_kernel) != 0)
+        return kb_fail(err,
+                       "%s: field 'kernel': the file holds the baseline of kernel '%s', not of "
+                       "'%s' (the kernel it is read for)",
+                       path, file_kernel, kernel);
+    if (profile && strcmp(profile, file_profile) != 0)
+        return kb_fail(err,
+                       "%s: field 'profile': the file holds the baseline of profile '%s', not "
+                       "of '%s' (the profile it is read for)",
+                       path, file_profile, profile);
+    return 0;
+}
+
+int kb_baseline_validate(const cJSON *root, const char *path, const char *kernel,
+                         const char *profile, kb_err *err) {
     if (!cJSON_IsObject(root)) return kb_fail(err, "%s: expected a JSON object", path);
     char format[64];
     if (kb_json_string(root, "format", 1, format, sizeof format, path, "", err) != 0) return -1;
     if (strcmp(format, KB_BASELINE_FORMAT) != 0)
         return kb_fail(err, "%s: field 'format': '%s' is not '%s'", path, format,
                        KB_BASELINE_FORMAT);
+    if (check_identity(root, path, kernel, profile, err) != 0) return -1;
     const cJSON *entries = cJSON_GetObjectItemCaseSensitive(root, "entries");
     if (!cJSON_IsObject(entries))
         return kb_fail(err, "%s: field 'entries': expected an object", path);
-    const cJSON *e;
-    cJSON_ArrayForEach(e, entries) if (check_entry(e, path, err) != 0) return -1;
+    for (const cJSON *e = entries->child; e; e = e->next)
+        if (check_entry(e, path, err) != 0) return -1;
     return 0;
 }
 
-int kb_baseline_open(kb_baseline *b, const char *path, kb_err *err) {
+int kb_baseline_open_for(kb_baseline *b, const char *path, const char *kernel, const char *profile,
+                         kb_err *err) {
     memset(b, 0, sizeof *b);
+    if (strlen(path) >= sizeof b->path)
+        return kb_fail(err, "%s: path longer than %zu characters", path, sizeof b->path - 1);
     snprintf(b->path, sizeof b->path, "%s", path);
     if (access(path, F_OK) != 0 && errno == ENOENT) return 0;
     b->root = kb_json_read_file(path, err);
     if (!b->root) return -1;
-    if (check_root(b->root, path, err) != 0) {
+    if (kb_baseline_validate(b->root, path, kernel, profile, err) != 0) {
         kb_baseline_close(b);
         return -1;
     }
     return 0;
+}
+
+int kb_baseline_open(kb_baseline *b, const char *path, kb_err *err) {
+    return kb_baseline_open_for(b, path, NULL, NULL, err);
 }
 
 void kb_baseline_close(kb_baseline *b) {
@@ -206,7 +312,7 @@ static cJSON *new_root(const char *kernel, const char *profile) {
 static int merge_locked(const char *path, const char *kernel, const char *profile, cJSON *entries,
                         kb_err *err) {
     kb_baseline b;
-    if (kb_baseline_open(&b, path, err) != 0) return -1;
+    if (kb_baseline_open_for(&b, path, kernel, profile, err) != 0) return -1;
     cJSON *root = b.root ? b.root : new_root(kernel, profile);
     cJSON *dst = cJSON_GetObjectItemCaseSensitive(root, "entries");
     while (entries->child) {

@@ -35,6 +35,17 @@ typedef struct kb_baseline {
 /* Opens and validates a baseline file. A missing file is not an error (root
  * stays NULL); a malformed one is, with the file and field named. */
 int kb_baseline_open(kb_baseline *b, const char *path, kb_err *err);
+
+/* The same, for the baseline of `kernel` on `profile`: a file whose
+ * "kernel" or "profile" field names another is an error naming both. NULL
+ * for either accepts any valid name. The driver opens its baseline this way. */
+int kb_baseline_open_for(kb_baseline *b, const char *path, const char *kernel, const char *profile,
+                         kb_err *err);
+
+/* Every check kb_baseline_open_for makes, on a parsed file (kbench-baseline
+ * checks what it writes with it too). */
+int kb_baseline_validate(const cJSON *root, const char *path, const char *kernel,
+                         const char *profile, kb_err *err);
 void kb_baseline_close(kb_baseline *b);
 
 /* Copies the entry for key into e; returns 1 when found, 0 when absent. */

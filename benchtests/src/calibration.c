@@ -22,6 +22,30 @@ __attribute__((format(printf, 2, 3))) static int absent(kb_calibration *cal, con
     return 0;
 }
 
+/* The fields every calibration file holds, checked; the backend must be
+ * the one being run (the file is <results>/calibration/<backend>.json). */
+static int read_fields(kb_calibration *cal, const cJSON *root, const char *path,
+                       const char *backend, char *file_hw, size_t hw_size, kb_err *err) {
+    char file_backend[16];
+    if (!cJSON_IsObject(root)) return kb_fail(err, "%s: expected a JSON object", path);
+    if (kb_json_string(root, "backend", 1, file_backend, sizeof file_backend, path, "", err) != 0 ||
+        kb_json_string(root, "hardware_id", 1, file_hw, hw_size, path, "", err) != 0 ||
+        kb_json_string(root, "measured_at", 1, cal->measured_at, sizeof cal->measured_at, path, "",
+                       err) != 0 ||
+        kb_json_number(root, "peak_gbps", 1, &cal->peak_gbps, path, "", err) != 0)
+        return -1;
+    if (!(cal->peak_gbps > 0.0))
+        return kb_fail(err, "%s: field 'peak_gbps': expected a positive number, got %g", path,
+                       cal->peak_gbps);
+    if (strcmp(file_backend, backend) != 0)
+        return kb_fail(err,
+                       "%s: field 'backend': the file holds the calibration of backend '%s', not "
+                       "'%s' (the backend being run)",
+                       path, file_backend, backend);
+    const cJSON *cases;
+    return kb_json_array(root, "cases", 0, &cases, path, "", err);
+}
+
 int kb_calibration_read(kb_calibration *cal, const char *path, const char *backend,
                         const char *hardware_id, kb_err *err) {
     memset(cal, 0, sizeof *cal);
@@ -31,20 +55,13 @@ int kb_calibration_read(kb_calibration *cal, const char *path, const char *backe
                       backend);
     cJSON *root = kb_json_read_file(path, err);
     if (!root) return -1;
-    char file_backend[16] = "", file_hw[512] = "";
-    int rc = kb_json_string(root, "backend", 1, file_backend, sizeof file_backend, path, "", err);
-    if (rc == 0)
-        rc = kb_json_string(root, "hardware_id", 1, file_hw, sizeof file_hw, path, "", err);
-    if (rc == 0)
-        rc = kb_json_string(root, "measured_at", 1, cal->measured_at, sizeof cal->measured_at, path,
-                            "", err);
-    if (rc == 0) rc = kb_json_number(root, "peak_gbps", 1, &cal->peak_gbps, path, "", err);
+    char file_hw[512] = "";
+    int rc = read_fields(cal, root, path, backend, file_hw, sizeof file_hw, err);
     cJSON_Delete(root);
-    if (rc != 0) return -1;
-    if (!(cal->peak_gbps > 0.0))
-        return kb_fail(err, "%s: field 'peak_gbps': expected a positive number", path);
-    if (strcmp(file_backend, backend) != 0)
-        return absent(cal, "%s holds the calibration of backend '%s'", path, file_backend);
+    if (rc != 0) {
+        cal->peak_gbps = 0.0;
+        return -1;
+    }
     if (strcmp(file_hw, hardware_id) != 0)
         return absent(cal, "%s was measured on other hardware (%s)", path, file_hw);
     cal->present = 1;

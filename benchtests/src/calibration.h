@@ -17,9 +17,10 @@ typedef struct kb_calibration {
     char note[512]; /* when not present: why */
 } kb_calibration;
 
-/* Reads `path`. A missing file, or one measured on other hardware or
- * another backend, leaves cal->present 0 with the reason in cal->note; a
- * malformed one is an error naming the file and the field. */
+/* Reads `path`. A missing file, or one measured on other hardware, leaves
+ * cal->present 0 with the reason in cal->note; a malformed one (peak_gbps
+ * not a positive finite number, a field missing) or one holding another
+ * backend's calibration is an error naming the file and the field. */
 int kb_calibration_read(kb_calibration *cal, const char *path, const char *backend,
                         const char *hardware_id, kb_err *err);
 

@@ -15,6 +15,53 @@ int kb_case_find_dim(const kb_case *c, const char *name, int64_t *value) {
     return -1;
 }
 
+static int name_char(char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '_';
+}
+
+const char *kb_case_name_problem(const char *name) {
+    size_t n = strlen(name);
+    if (n == 0) return "is empty";
+    if (n >= sizeof((kb_case *)0)->name) return "is longer than 63 characters";
+    if (name[0] == '.' || name[0] == '-') return "starts with '.' or '-'";
+    if (strstr(name, "..")) return "contains '..'";
+    for (const char *p = name; *p; ++p)
+        if (!name_char(*p) && *p != '.' && *p != '-')
+            return "contains a character other than letters, digits, '_', '.' and '-' (no '/', "
+                   "whitespace or control characters)";
+    return NULL;
+}
+
+const char *kb_identifier_problem(const char *name, size_t size) {
+    size_t n = strlen(name);
+    if (n == 0) return "is empty";
+    if (n >= size) return "is too long";
+    if (name[0] >= '0' && name[0] <= '9') return "starts with a digit";
+    for (const char *p = name; *p; ++p)
+        if (!name_char(*p)) return "is not a plain identifier (letters, digits and '_')";
+    return NULL;
+}
+
+int kb_case_elements(const kb_case *c, int64_t *product) {
+    int64_t p = 1;
+    for (int i = 0; i < c->n_dims; ++i) {
+        /* dims are >= 1, so p stays >= 1 and the division is safe */
+        if (c->dims[i] < 1 || c->dims[i] > KB_CASE_MAX_ELEMENTS / p) return -1;
+        p *= c->dims[i];
+    }
+    *product = p;
+    return 0;
+}
+
+void kb_case_format_dims(const kb_case *c, char *out, size_t size) {
+    size_t len = 0;
+    out[0] = '\0';
+    for (int i = 0; i < c->n_dims && len < size; ++i)
+        len += (size_t)snprintf(out + len, size - len, "%s%s=%lld", i ? " " : "", c->dim_names[i],
+                                (long long)c->dims[i]);
+}
+
 int64_t kb_case_dim(const kb_case *c, const char *name) {
     int64_t v;
     if (kb_case_find_dim(c, name, &v) == 0) return v;

@@ -4,6 +4,15 @@
 
 #include "kb/kernel.h"
 
+#include <stddef.h>
+
+/* The most elements a case may imply: the product of its dims, and the
+ * manifest's byte count of every case, are at most this. It keeps every
+ * size_t product a kernel or the harness forms from the dims (elements
+ * times 8 bytes, a dim squared within the byte count) far from overflow,
+ * and it is exact in a double. */
+#define KB_CASE_MAX_ELEMENTS ((int64_t)1 << 53)
+
 /* Where kb_case_dim records the first dimension a kernel asked for but the
  * case does not define. */
 typedef struct kb_case_miss {
@@ -21,5 +30,20 @@ struct kb_case {
 
 /* Looks a dimension up without recording a miss; -1 when absent. */
 int kb_case_find_dim(const kb_case *c, const char *name, int64_t *value);
+
+/* Why `name` cannot name a case (NULL when it can): case names become
+ * parts of file names, baseline keys and CDash measurement names, so they
+ * are 1 to 63 of [A-Za-z0-9_.-], not starting with '.' or '-', without "..". */
+const char *kb_case_name_problem(const char *name);
+
+/* Why `name` is not a plain identifier ([A-Za-z_][A-Za-z0-9_]*, shorter
+ * than `size`): what kernel, variant and dim names must be. NULL when it is. */
+const char *kb_identifier_problem(const char *name, size_t size);
+
+/* The product of the case's dims; -1 when it exceeds KB_CASE_MAX_ELEMENTS. */
+int kb_case_elements(const kb_case *c, int64_t *product);
+
+/* "rows=1024 cols=256" into out. */
+void kb_case_format_dims(const kb_case *c, char *out, size_t size);
 
 #endif

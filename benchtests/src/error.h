@@ -10,7 +10,10 @@ typedef struct kb_err {
     char msg[1024];
 } kb_err;
 
-/* Formats the message into e (if non-NULL) and returns -1. */
+/* Formats the message into e (if non-NULL) and returns -1. A message longer
+ * than e->msg (a very long path in it) loses its middle, not its end: the
+ * start (the file) and the end (the reason) are both kept. The arguments may
+ * point into e->msg itself. */
 int kb_fail(kb_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

@@ -1,8 +1,13 @@
 #include "expr.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Deeper nesting of parentheses or unary minus is not a count anyone means;
+ * the bound keeps the recursive descent's stack small whatever the input. */
+#define MAX_DEPTH 64
 
 typedef struct parser {
     const char *src, *p;
@@ -10,6 +15,7 @@ typedef struct parser {
     void *ctx;
     kb_err *err;
     int failed;
+    int depth;
 } parser;
 
 static double parse_sum(parser *ps);
@@ -42,7 +48,35 @@ static double parse_name(parser *ps) {
     return v;
 }
 
+/* A decimal number: digits, one point, an exponent; strtod's hex floats,
+ * "inf" and "nan" are not numbers of the manifest. */
+static double parse_number(parser *ps) {
+    const char *q = ps->p;
+    while (isdigit((unsigned char)*q) || *q == '.') q++;
+    if ((*q == 'e' || *q == 'E') &&
+        (isdigit((unsigned char)q[1]) ||
+         ((q[1] == '+' || q[1] == '-') && isdigit((unsigned char)q[2])))) {
+        q += 2;
+        while (isdigit((unsigned char)*q)) q++;
+    }
+    char *end;
+    double v = strtod(ps->p, &end);
+    if (end != q || !isfinite(v)) return fail_at(ps, "malformed or out-of-range number");
+    ps->p = end;
+    return v;
+}
+
+static double parse_nested(parser *ps);
+
 static double parse_atom(parser *ps) {
+    if (ps->depth >= MAX_DEPTH) return fail_at(ps, "nested too deeply");
+    ps->depth++;
+    double v = parse_nested(ps);
+    ps->depth--;
+    return v;
+}
+
+static double parse_nested(parser *ps) {
     skip_space(ps);
     if (*ps->p == '(') {
         ps->p++;
@@ -56,12 +90,7 @@ static double parse_atom(parser *ps) {
         ps->p++;
         return -parse_atom(ps);
     }
-    if (isdigit((unsigned char)*ps->p) || *ps->p == '.') {
-        char *end;
-        double v = strtod(ps->p, &end);
-        ps->p = end;
-        return v;
-    }
+    if (isdigit((unsigned char)*ps->p) || *ps->p == '.') return parse_number(ps);
     if (isalpha((unsigned char)*ps->p) || *ps->p == '_') return parse_name(ps);
     return fail_at(ps, *ps->p ? "unexpected character" : "unexpected end");
 }
@@ -97,11 +126,14 @@ static double parse_sum(parser *ps) {
 }
 
 int kb_expr_eval(const char *expr, kb_expr_lookup lookup, void *ctx, double *out, kb_err *err) {
-    parser ps = {expr, expr, lookup, ctx, err, 0};
+    parser ps = {expr, expr, lookup, ctx, err, 0, 0};
     double v = parse_sum(&ps);
     skip_space(&ps);
     if (!ps.failed && *ps.p != '\0') fail_at(&ps, "unexpected character");
     if (ps.failed) return -1;
+    /* An intermediate beyond double's range (1e300*1e300) ends as inf or NaN. */
+    if (!isfinite(v))
+        return kb_fail(err, "expression \"%s\" evaluates to %g, not a finite number", expr, v);
     *out = v;
     return 0;
 }

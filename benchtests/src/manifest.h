@@ -12,7 +12,7 @@
 typedef struct kb_tolerance {
     int present;
     double rmse;
-    double max_abs; /* < 0: not checked */
+    double max_abs; /* -1: not given, not checked; a given bound is >= 0 */
 } kb_tolerance;
 
 /* What the manifest says about one variant: its own traffic and work when
@@ -42,7 +42,11 @@ typedef struct kb_manifest {
     const kb_case *calibration[KB_MAX_CASES];
 } kb_manifest;
 
-/* Loads and validates a manifest. Every error names the file and the field. */
+/* Loads and validates a manifest (the rules: docs/adding-a-kernel.md): names
+ * safe as file and test names, no key or list entry twice, dims whose
+ * product is at most KB_CASE_MAX_ELEMENTS, counts that are finite and in
+ * range for every case, declared precision and variant. Every error names
+ * the file and the field, and the case where there is one. */
 int kb_manifest_load(kb_manifest *m, const char *path, kb_err *err);
 
 int kb_manifest_has_backend(const kb_manifest *m, const char *backend);
@@ -52,7 +56,9 @@ const kb_case *kb_manifest_find_case(const kb_manifest *m, const char *name);
 const kb_variant_spec *kb_manifest_variant(const kb_manifest *m, const char *variant);
 
 /* FLOPs and bytes of a case in a precision for a variant (NULL: the
- * kernel's expressions), from the manifest's expressions. */
+ * kernel's expressions), from the manifest's expressions: bytes in
+ * (0, 2^53], flops in [0, 9.2e18], or an error naming the field, the case
+ * and the precision. */
 int kb_manifest_counts(const kb_manifest *m, const kb_case *c, kb_prec prec, const char *variant,
                        double *flops, double *bytes, kb_err *err);
 

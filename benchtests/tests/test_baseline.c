@@ -12,11 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define KEY_A "cpu.fp32.default.small"
 #define KEY_B "cpu.fp32.default.large"
 #define KEY_C "cpu.fp16.avx2.small"
+/* A valid root's fields before "entries". */
+#define HEAD "\"format\": \"kbench-baseline-1\", \"kernel\": \"k\", \"profile\": \"p\""
 
 static char *read_text(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -282,9 +285,9 @@ static void test_malformed_structure(void) {
                                                   KB_BASELINE_FORMAT, NULL});
     kb_test_write(path, "{\"entries\": {}}");
     expect_open_error(path, (const char *const[]){"field 'format': missing", NULL});
-    kb_test_write(path, "{\"format\": \"kbench-baseline-1\", \"entries\": [1]}");
+    kb_test_write(path, "{" HEAD ", \"entries\": [1]}");
     expect_open_error(path, (const char *const[]){"field 'entries': expected an object", NULL});
-    kb_test_write(path, "{\"format\": \"kbench-baseline-1\"}");
+    kb_test_write(path, "{" HEAD "}");
     expect_open_error(path, (const char *const[]){"field 'entries': expected an object", NULL});
     write_with_entry(path, KEY_A, "[]");
     expect_open_error(
@@ -333,11 +336,11 @@ static void test_malformed_entry_fields(void) {
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"balance\": [], " GOOD_ENV "}",
          "field 'entries." KEY_A ".balance'", "expected a number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, \"2\", 3.0], " GOOD_ENV "}",
-         "field 'entries." KEY_A ".samples_ms[1]'", "expected a positive number"},
+         "field 'entries." KEY_A ".samples_ms[1]'", "expected a number"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1.0, -2.0], " GOOD_ENV "}",
-         "field 'entries." KEY_A ".samples_ms[1]'", "expected a positive number"},
+         "field 'entries." KEY_A ".samples_ms[1]'", "must be positive"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": 3, " GOOD_ENV "}",
-         "field 'entries." KEY_A ".samples_ms'", "expected an array"},
+         "field 'entries." KEY_A ".samples_ms'", "expected a non-empty array"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"environment\": {}}",
          "field 'entries." KEY_A ".environment.hardware_id'", "missing"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"environment\": {\"hardware_id\": 5}}",
@@ -371,8 +374,8 @@ static void test_long_key_error_names_field(void) {
     memset(key, 'k', 396);
     strcpy(key + 396, "TAIL");
     write_with_entry(path, key, "{\"median_ms\": 1.0, \"rmse\": 0, \"environment\": {}}");
-    snprintf(want, sizeof want, "TAIL.environment.hardware_id'");
-    expect_open_error(path, (const char *const[]){want, "missing", NULL});
+    snprintf(want, sizeof want, "TAIL'");
+    expect_open_error(path, (const char *const[]){want, "<backend>.<precision>", NULL});
 }
 
 /* A key far longer than the harness ever writes (3000 characters; real keys
@@ -389,7 +392,7 @@ static void test_very_long_key_is_safe(void) {
     kb_test_join(path, sizeof path, d, "k.json");
     memset(key, 'x', 3000);
     snprintf(text, sizeof text,
-             "{\"format\": \"kbench-baseline-1\", \"entries\": {\"%s\": {\"median_ms\": 1.5,"
+             "{" HEAD ", \"entries\": {\"%s\": {\"median_ms\": 1.5,"
              " \"rmse\": 0, " GOOD_ENV "}}}\n",
              key);
     kb_test_write(path, text);
@@ -407,7 +410,7 @@ static void test_very_long_key_is_safe(void) {
 
     /* The same key on a broken entry: an error, naming the file. */
     snprintf(text, sizeof text,
-             "{\"format\": \"kbench-baseline-1\", \"entries\": {\"%s\": {\"median_ms\": 1.5,"
+             "{" HEAD ", \"entries\": {\"%s\": {\"median_ms\": 1.5,"
              " \"rmse\": 0, \"environment\": {}}}}\n",
              key);
     kb_test_write(path, text);
@@ -418,7 +421,7 @@ static void test_merge_into_malformed_file_keeps_it(void) {
     const char *d = kb_test_tmpdir("baseline_merge_bad");
     char path[KB_PATH_MAX];
     kb_test_join(path, sizeof path, d, "k.json");
-    const char *bad = "{\"format\": \"kbench-baseline-1\", \"entries\": {\n"
+    const char *bad = "{" HEAD ", \"entries\": {\n"
                       "  \"" KEY_B "\": {\"median_ms\": 2.0, \"rmse\": 0, " GOOD_ENV "},\n"
                       "  oops\n}}\n";
     kb_test_write(path, bad);
@@ -431,7 +434,7 @@ static void test_merge_into_malformed_file_keeps_it(void) {
     free(now);
 
     /* Same for a file that parses but fails validation. */
-    const char *invalid = "{\"format\": \"kbench-baseline-1\", \"entries\": {\"" KEY_B
+    const char *invalid = "{" HEAD ", \"entries\": {\"" KEY_B
                           "\": {\"median_ms\": \"fast\", \"rmse\": 0, " GOOD_ENV "}}}\n";
     kb_test_write(path, invalid);
     ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", batch(1, 1.0), &err), -1);
@@ -475,6 +478,150 @@ static void test_merge_through_regular_file_fails(void) {
     ASSERT_INT_EQ(count_temp_files(d), 0);
 }
 
+/* The file's "kernel" and "profile" must be those being run: a baseline of
+ * another kernel or profile was read and gated against silently. */
+static void test_identity_must_match(void) {
+    const char *d = kb_test_tmpdir("baseline_identity");
+    char path[KB_PATH_MAX];
+    kb_test_join(path, sizeof path, d, "k.json");
+    write_with_entry(path, KEY_A, "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
+    kb_baseline b;
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_baseline_open_for(&b, path, "k", "p", &err), 0);
+    kb_baseline_close(&b);
+    ASSERT_INT_EQ(kb_baseline_open_for(&b, path, "softmax", "p", &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, path);
+    ASSERT_STR_CONTAINS(err.msg, "field 'kernel'");
+    ASSERT_STR_CONTAINS(err.msg, "'k'");
+    ASSERT_STR_CONTAINS(err.msg, "'softmax'");
+    ASSERT_INT_EQ(kb_baseline_open_for(&b, path, "k", "other-box", &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "field 'profile'");
+    ASSERT_STR_CONTAINS(err.msg, "'other-box'");
+    /* recording into another kernel's file is refused, the file kept */
+    ASSERT_INT_EQ(kb_baseline_merge(path, "softmax", "p", batch(1, 1.0), &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "field 'kernel'");
+    /* the fields themselves are required and plain names */
+    kb_test_write(path, "{\"format\": \"kbench-baseline-1\", \"profile\": \"p\", \"entries\": {}}");
+    expect_open_error(path, (const char *const[]){"field 'kernel': missing", NULL});
+    kb_test_write(path, "{\"format\": \"kbench-baseline-1\", \"kernel\": \"../k\", \"profile\": "
+                        "\"p\", \"entries\": {}}");
+    expect_open_error(path, (const char *const[]){"field 'kernel'", NULL});
+    kb_test_write(path, "{\"format\": \"kbench-baseline-1\", \"kernel\": \"k\", \"profile\": "
+                        "\"a/b\", \"entries\": {}}");
+    expect_open_error(path, (const char *const[]){"field 'profile'", NULL});
+}
+
+/* Series and times: finite, positive, non-empty; min not above median. */
+static void test_times_and_series(void) {
+    const char *d = kb_test_tmpdir("baseline_times");
+    char path[KB_PATH_MAX];
+    kb_test_join(path, sizeof path, d, "k.json");
+    struct {
+        const char *entry, *want;
+    } cases[] = {
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [], " GOOD_ENV "}",
+         ".samples_ms': expected a non-empty array"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"round_medians_ms\": [], " GOOD_ENV "}",
+         ".round_medians_ms': expected a non-empty array"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [1, 1e999], " GOOD_ENV "}",
+         ".samples_ms[1]': inf is not a finite number"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"round_medians_ms\": [1e999], " GOOD_ENV "}",
+         ".round_medians_ms[0]'"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"round_medians_ms\": [0], " GOOD_ENV "}",
+         ".round_medians_ms[0]': must be positive"},
+        {"{\"median_ms\": 1.0, \"rmse\": 1e999, " GOOD_ENV "}", ".rmse'"},
+        {"{\"median_ms\": 1.0, \"min_ms\": 2.0, \"rmse\": 0, " GOOD_ENV "}",
+         ".min_ms': 2 is above median_ms 1"},
+        {"{\"median_ms\": 1.0, \"p90_ms\": -1, \"rmse\": 0, " GOOD_ENV "}",
+         ".p90_ms': must be positive"},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"recorded_at\": 5, " GOOD_ENV "}",
+         ".recorded_at': expected a string"},
+        {"{\"median_ms\": 1.0, \"median_ms\": 2.0, \"rmse\": 0, " GOOD_ENV "}",
+         ".median_ms': the key appears twice"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        write_with_entry(path, KEY_A, cases[i].entry);
+        expect_open_error(path,
+                          (const char *const[]){"field 'entries." KEY_A, cases[i].want, NULL});
+    }
+}
+
+/* Keys the driver could never look up are refused: they hid typos. */
+static void test_entry_keys_have_the_driver_form(void) {
+    const char *d = kb_test_tmpdir("baseline_keys");
+    char path[KB_PATH_MAX];
+    kb_test_join(path, sizeof path, d, "k.json");
+    const char *bad[] = {"cpu.fp32.small",        "tpu.fp32.default.small",
+                         "cpu.fp8.default.small", "cpu.fp32.def ault.small",
+                         "cpu.fp32.default.a/b",  "cpu.fp32.default.."};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        write_with_entry(path, bad[i], "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
+        expect_open_error(path, (const char *const[]){"field 'entries.", "the key", NULL});
+    }
+    write_with_entry(path, "cpu.fp16.fused+cold.b16_s256",
+                     "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
+    kb_baseline b;
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
+    kb_baseline_close(&b);
+    write_with_entry(path, KEY_A, "3");
+    expect_open_error(path,
+                      (const char *const[]){"field 'entries." KEY_A "': expected an object", NULL});
+}
+
+/* <build>/bin/kbench-baseline, found from this test's own executable
+ * (<build>/benchtests/tests/test_baseline); NULL when it is not there. */
+static const char *tool_path(void) {
+    static char tool[KB_PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", tool, sizeof tool - 64);
+    if (n <= 0) return NULL;
+    tool[n] = '\0';
+    char *cut = strstr(tool, "/benchtests/tests/");
+    if (!cut) return NULL;
+    strcpy(cut, "/bin/kbench-baseline");
+    return access(tool, X_OK) == 0 ? tool : NULL;
+}
+
+/* Runs `kbench-baseline check ARGS` and returns its exit status. */
+static int run_check(const char *tool, const char *args) {
+    char cmd[3 * KB_PATH_MAX];
+    snprintf(cmd, sizeof cmd, "'%s' check %s >/dev/null 2>&1", tool, args);
+    int status = system(cmd);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* kbench-baseline check runs the driver's validation, identity included. */
+static void test_check_tool_shares_validation(void) {
+    const char *tool = tool_path();
+    if (!tool) {
+        printf("note: kbench-baseline not built beside this test: skipped\n");
+        return;
+    }
+    const char *d = kb_test_tmpdir("baseline_tool");
+    char path[KB_PATH_MAX], args[KB_PATH_MAX + 64];
+    kb_test_join(path, sizeof path, d, "k.json");
+    write_with_entry(path, KEY_A, "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
+    snprintf(args, sizeof args, "'%s'", path);
+    ASSERT_INT_EQ(run_check(tool, args), 0);
+    snprintf(args, sizeof args, "--kernel k --profile p '%s'", path);
+    ASSERT_INT_EQ(run_check(tool, args), 0);
+    snprintf(args, sizeof args, "--kernel other '%s'", path);
+    ASSERT_INT_EQ(run_check(tool, args), 1);
+    snprintf(args, sizeof args, "--profile other '%s'", path);
+    ASSERT_INT_EQ(run_check(tool, args), 1);
+    write_with_entry(path, KEY_A,
+                     "{\"median_ms\": 1.0, \"rmse\": 0, \"samples_ms\": [], " GOOD_ENV "}");
+    snprintf(args, sizeof args, "'%s'", path);
+    ASSERT_INT_EQ(run_check(tool, args), 1);
+    /* an edit whose result the driver would refuse is not written */
+    char out[KB_PATH_MAX + 8], cmd[4 * KB_PATH_MAX];
+    write_with_entry(path, KEY_A, "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
+    snprintf(out, sizeof out, "%s.out", path);
+    snprintf(cmd, sizeof cmd, "'%s' shift-rmse -1 '%s' '%s' >/dev/null 2>&1", tool, path, out);
+    ASSERT(system(cmd) != 0);
+    ASSERT(access(out, F_OK) != 0);
+}
+
 int main(void) {
     RUN_TEST(test_key);
     RUN_TEST(test_merge_creates_file_and_round_trips);
@@ -490,6 +637,10 @@ int main(void) {
     RUN_TEST(test_merge_into_malformed_file_keeps_it);
     RUN_TEST(test_merge_into_unwritable_dir);
     RUN_TEST(test_merge_through_regular_file_fails);
+    RUN_TEST(test_identity_must_match);
+    RUN_TEST(test_times_and_series);
+    RUN_TEST(test_entry_keys_have_the_driver_form);
+    RUN_TEST(test_check_tool_shares_validation);
     RUN_TEST(test_very_long_key_is_safe); /* last: overrunning a buffer may crash */
     return kb_test_summary();
 }

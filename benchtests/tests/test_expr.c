@@ -50,8 +50,57 @@ static void test_errors_name_the_problem(void) {
     ASSERT_STR_CONTAINS(err.msg, "unexpected end");
 }
 
+/* A value beyond double's range is no count: 1e999 is inf as a number,
+ * 1e300*1e300 as a product, inf-inf NaN. Each is an error quoting the
+ * expression, never a figure for the report. */
+static void test_non_finite_results_are_errors(void) {
+    int rc;
+    kb_err err;
+    const char *exprs[] = {"1e300 * 1e300", "1e999", "1e300*1e300 - 1e300*1e300", "1 / 1e-320"};
+    for (size_t i = 0; i < sizeof exprs / sizeof *exprs; ++i) {
+        err.msg[0] = '\0';
+        eval(exprs[i], &rc, &err);
+        ASSERT_INT_EQ(rc, -1);
+        ASSERT_STR_CONTAINS(err.msg, exprs[i]);
+    }
+}
+
+/* Only decimal numbers: strtod would also take hex floats and "infinity". */
+static void test_numbers_are_decimal(void) {
+    int rc;
+    kb_err err;
+    ASSERT_NEAR(eval("0x10", &rc, &err), -1, 0);
+    ASSERT_INT_EQ(rc, -1);
+    ASSERT_NEAR(eval("2.5e3 + .5 + 1E-1", &rc, &err), 2500.6, 1e-9);
+    ASSERT_INT_EQ(rc, 0);
+    eval("2e", &rc, &err);
+    ASSERT_INT_EQ(rc, -1);
+}
+
+/* Deep nesting is refused, not recursed into until the stack runs out. */
+static void test_deep_nesting_is_bounded(void) {
+    static char deep[200001];
+    int rc;
+    kb_err err;
+    memset(deep, '(', 100000);
+    memset(deep + 100000, ')', 100000);
+    deep[99999] = '1';
+    eval(deep, &rc, &err);
+    ASSERT_INT_EQ(rc, -1);
+    ASSERT_STR_CONTAINS(err.msg, "nested too deeply");
+    memset(deep, '-', 200000);
+    deep[199999] = '1';
+    eval(deep, &rc, &err);
+    ASSERT_INT_EQ(rc, -1);
+    ASSERT_NEAR(eval("((((((((((rows))))))))))", &rc, &err), 4096, 0);
+    ASSERT_INT_EQ(rc, 0);
+}
+
 int main(void) {
     RUN_TEST(test_arithmetic);
     RUN_TEST(test_errors_name_the_problem);
+    RUN_TEST(test_non_finite_results_are_errors);
+    RUN_TEST(test_numbers_are_decimal);
+    RUN_TEST(test_deep_nesting_is_bounded);
     return kb_test_summary();
 }

@@ -4,9 +4,11 @@
 #include "kb_test.h"
 #include "manifest.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 /* Fragments of a valid manifest, so each malformed one differs in one place. */
 #define NAME     "\"name\": \"swish\", \"description\": \"x * sigmoid(x)\""
@@ -19,6 +21,8 @@
     "\"cases\": [{\"name\": \"small\", \"dims\": {\"batch\": 2, \"seq\": 128}},"                   \
     " {\"name\": \"large\", \"dims\": {\"batch\": 16, \"seq\": 4096}}]"
 #define WITH_CASES(cases) "{" NAME ", " COUNTS ", " BACKENDS ", " PRECS ", " TOLS ", " cases "}"
+#define WITH_CASES_COUNTS(counts, cases)                                                           \
+    "{" NAME ", " counts ", " BACKENDS ", " PRECS ", " TOLS ", " cases "}"
 
 static char path[KB_PATH_MAX];
 static kb_manifest m; /* large: keep it off the stack */
@@ -145,7 +149,7 @@ static void test_bad_top_level_fields(void) {
                  ", " CASES "}",
                  "field 'backends[1]': unknown backend 'tpu'");
     expect_error("{" NAME ", " COUNTS ", \"backends\": [3], " PRECS ", " TOLS ", " CASES "}",
-                 "field 'backends[0]': unknown backend (not a string)");
+                 "field 'backends[0]': expected a string");
     expect_error("{" NAME ", " COUNTS ", " BACKENDS ", \"precisions\": [], " TOLS ", " CASES "}",
                  "field 'precisions': expected a non-empty array");
 }
@@ -192,7 +196,7 @@ static void test_bad_dims(void) {
         WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"batch\": -4, \"seq\": 1}}]"),
         "field 'cases[0].dims.batch': expected a positive integer");
     expect_error(WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {}}]"),
-                 "field 'cases[0].dims': expected an object");
+                 "field 'cases[0].dims' (case 'a'): expected an object");
     expect_error(WITH_CASES("\"cases\": [{\"dims\": {\"batch\": 1, \"seq\": 1}}]"),
                  "field 'cases[0].name': missing");
     expect_error(WITH_CASES("\"sweep\": {\"batch\": [16, 0], \"seq\": [1]}"),
@@ -303,9 +307,285 @@ static void test_calibration_cases(void) {
     ASSERT_INT_EQ(m.n_calibration, 1);
     ASSERT(m.calibration[0] == kb_manifest_find_case(&m, "large"));
     expect_error(WITH_CASES(CASES ", \"calibration\": [\"medium\"]"),
-                 "field 'calibration[0]': not a case of the default set");
+                 "field 'calibration[0]': 'medium' is not a case of the default set");
     expect_error(WITH_CASES(CASES ", \"calibration\": []"),
                  "field 'calibration': expected a non-empty array");
+}
+
+/* ---- hardening: every bad input is an error naming file, field and case ---- */
+
+/* The source tree, from this file's path (CMake compiles it by absolute path). */
+static const char *source_dir(void) {
+    static char dir[KB_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", __FILE__);
+    char *cut = strstr(dir, "/benchtests/tests/");
+    if (!cut || dir[0] != '/') return NULL;
+    *cut = '\0';
+    return dir;
+}
+
+/* The committed kernels must load under every rule below. */
+static void test_committed_manifests_load(void) {
+    const char *src = source_dir();
+    char dir[1024];
+    if (!src) {
+        printf("note: source tree unknown (__FILE__ relative): skipped\n");
+        return;
+    }
+    snprintf(dir, sizeof dir, "%s/kernels", src);
+    DIR *d = opendir(dir);
+    ASSERT(d != NULL);
+    if (!d) return;
+    int loaded = 0;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        if (snprintf(path, sizeof path, "%.1024s/%.256s/kernel.json", dir, e->d_name) < 0) exit(2);
+        kb_err err = {{0}};
+        if (kb_manifest_load(&m, path, &err) != 0) KB_TEST_FAIL("%s", err.msg);
+        ++loaded;
+    }
+    closedir(d);
+    ASSERT(loaded >= 10);
+}
+
+/* dims 2^20 * 2^20 * 2^24 wrap size_t to 0: the reference then walked far
+ * past its buffers (SIGSEGV in reference/layernorm.c). Refused at load,
+ * naming the case and the dims. */
+static void test_dims_whose_product_overflows(void) {
+    const char *huge = "\"cases\": [{\"name\": \"small\", \"dims\": {\"batch\": 2, \"seq\": 2}},"
+                       " {\"name\": \"wraps\", \"dims\": {\"batch\": 1048576, \"seq\": 1048576,"
+                       " \"hidden\": 16777216}}]";
+    char text[2048];
+    snprintf(text, sizeof text, "{%s, %s, %s, %s, %s, %s}", NAME, COUNTS, BACKENDS, PRECS, TOLS,
+             huge);
+    expect_error(text, "field 'cases[1].dims': case 'wraps'");
+    expect_error(text, "batch=1048576 seq=1048576 hidden=16777216");
+    /* each dim fine, the product past 2^53 */
+    expect_error(WITH_CASES("\"sweep\": {\"batch\": [134217728], \"seq\": [134217728]}"),
+                 "case 'batch134217728_seq134217728'");
+    /* the product fits but the bytes do not: 2 * 2^52 * elem */
+    expect_error(
+        WITH_CASES("\"cases\": [{\"name\": \"big\", \"dims\": {\"batch\": 4503599627370496,"
+                   " \"seq\": 1}}]"),
+        "field 'bytes' for case 'big'");
+}
+
+/* 1e300 as int64 is undefined behaviour: checked before the conversion. */
+static void test_dim_far_out_of_range(void) {
+    expect_error(
+        WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"batch\": 1e300, \"seq\": 1}}]"),
+        "field 'cases[0].dims.batch': expected a positive integer");
+    expect_error(WITH_CASES("\"sweep\": {\"batch\": [1e300], \"seq\": [1]}"),
+                 "field 'sweep.batch': expected a positive integer");
+    expect_error(
+        WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"batch\": 1e999, \"seq\": 1}}]"),
+        "field 'cases[0].dims.batch'");
+    expect_error(WITH_CASES(CASES ", \"timeout\": 1e300"), "field 'timeout'");
+    expect_error(WITH_CASES(CASES ", \"timeout\": 0"), "field 'timeout'");
+}
+
+/* More calibration entries than the fixed array held overran it; a case
+ * listed twice is refused, which bounds the list by the cases. */
+static void test_calibration_overflow_and_duplicates(void) {
+    static char text[16384], list[8192];
+    size_t len = 0;
+    for (int i = 0; i < 300; ++i)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s\"small\"", i ? ", " : "");
+    snprintf(text, sizeof text, "{%s, %s, %s, %s, %s, %s, \"calibration\": [%s]}", NAME, COUNTS,
+             BACKENDS, PRECS, TOLS, CASES, list);
+    expect_error(text, "field 'calibration[1]': 'small' is listed twice");
+    expect_error(WITH_CASES(CASES ", \"calibration\": [\"large\", 3]"),
+                 "field 'calibration[1]': expected a string");
+}
+
+/* A count evaluating to <= 0, NaN or inf for any case, precision or variant
+ * is a manifest error (a negative byte count once showed as -33 GB/s). */
+static void test_counts_positive_and_finite_everywhere(void) {
+    /* elem - 3 is negative for fp16 only: every declared precision counts */
+    expect_error(WITH_CASES_COUNTS("\"flops\": \"batch\", \"bytes\": \"batch*(elem-3)\"", CASES),
+                 "field 'bytes' for case 'small' (fp16)");
+    expect_error(WITH_CASES_COUNTS("\"flops\": \"batch\", \"bytes\": \"batch*(elem-2)\"", CASES),
+                 "evaluates to 0");
+    expect_error(WITH_CASES_COUNTS("\"flops\": \"batch - 3\", \"bytes\": \"batch\"", CASES),
+                 "field 'flops' for case 'small' (fp32)");
+    expect_error(WITH_CASES_COUNTS("\"flops\": \"1e300*1e300*batch\", \"bytes\": \"batch\"", CASES),
+                 "field 'flops' for case 'small'");
+    expect_error(WITH_CASES_COUNTS("\"flops\": \"batch\", \"bytes\": \"batch\"",
+                                   CASES ", \"variants\": {\"v\": {\"bytes\": \"seq - 200\"}}"),
+                 "field 'variants.v.bytes' for case 'small'");
+    /* a copy does no arithmetic: 0 flops is a count */
+    kb_err err = {{0}};
+    fixture("manifest_zero_flops",
+            WITH_CASES_COUNTS("\"flops\": \"0*batch\", \"bytes\": \"batch*elem\"", CASES));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+}
+
+static void test_tolerance_bounds(void) {
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": {\"rmse\": 1, \"max_abs\": -1}, \"fp16\": "
+                 "{\"rmse\": 1}}, " CASES "}",
+                 "field 'tolerance.fp32.max_abs': -1 is negative");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": {\"rmse\": 1, \"max_abs\": 1e999}, \"fp16\": "
+                 "{\"rmse\": 1}}, " CASES "}",
+                 "field 'tolerance.fp32.max_abs'");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": {\"rmse\": 1e999}, \"fp16\": {\"rmse\": 1}}, " CASES
+                 "}",
+                 "field 'tolerance.fp32.rmse'");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": {\"rmse\": 1, \"maxabs\": 1}, \"fp16\": "
+                 "{\"rmse\": 1}}, " CASES "}",
+                 "field 'tolerance.fp32.maxabs': unknown field");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+                 ", \"tolerance\": {\"fp32\": 1, \"fp16\": {\"rmse\": 1}}, " CASES "}",
+                 "field 'tolerance.fp32': expected an object");
+}
+
+static void test_duplicates_refused(void) {
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", \"precisions\": [\"fp32\", \"fp32\"], " TOLS
+                 ", " CASES "}",
+                 "field 'precisions[1]': 'fp32' is listed twice");
+    expect_error("{" NAME ", " COUNTS ", \"backends\": [\"cpu\", \"cpu\"], " PRECS ", " TOLS
+                 ", " CASES "}",
+                 "field 'backends[1]': 'cpu' is listed twice");
+    /* cJSON would read the first "rmse" and CMake the last */
+    expect_error(
+        "{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
+        ", \"tolerance\": {\"fp32\": {\"rmse\": 1, \"rmse\": 2}, \"fp16\": {\"rmse\": 1}}, " CASES
+        "}",
+        "field 'tolerance.fp32.rmse': the key appears twice");
+    expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS ", " TOLS ", " CASES ", " BACKENDS
+                 "}",
+                 "field 'backends': the key appears twice");
+    expect_error(WITH_CASES(CASES ", \"labels\": [\"x\", \"x\"]"), "field 'labels[1]'");
+    expect_error(WITH_CASES(CASES ", \"libraries\": [\"openblas\", \"openblas\"]"),
+                 "field 'libraries[1]'");
+}
+
+/* Names end up in file paths, test names and baseline keys. */
+static void test_names_are_safe(void) {
+    const char *bad_cases[] = {"a/b", "..", "a b", "a\\tb", "a\\u0001b", "-a", ".a", "", "a;b"};
+    for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; ++i) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 "{%s, %s, %s, %s, %s, \"cases\": [{\"name\": \"%s\", \"dims\": {\"batch\": 1, "
+                 "\"seq\": 1}}]}",
+                 NAME, COUNTS, BACKENDS, PRECS, TOLS, bad_cases[i]);
+        expect_error(text, "field 'cases[0].name': case name");
+    }
+    const char *bad_kernels[] = {"a/b", "..", "a b", "a.b", "9k", "", "a;b"};
+    for (size_t i = 0; i < sizeof bad_kernels / sizeof *bad_kernels; ++i) {
+        char text[2048];
+        snprintf(text, sizeof text, "{\"name\": \"%s\", %s, %s, %s, %s, %s}", bad_kernels[i],
+                 COUNTS, BACKENDS, PRECS, TOLS, CASES);
+        expect_error(text, "field 'name': kernel name");
+    }
+    expect_error(WITH_CASES(CASES ", \"labels\": [\"a;b\"]"), "field 'labels[0]'");
+    expect_error(WITH_CASES(CASES ", \"labels\": [\"a b\"]"), "field 'labels[0]'");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"a.b\": {}}"),
+                 "field 'variants.a.b': variant name");
+    expect_error(WITH_CASES("\"cases\": [{\"name\": \"a\", \"dims\": {\"elem\": 1}}]"),
+                 "field 'cases[0].dims.elem': dim name 'elem' is reserved");
+    expect_error(WITH_CASES("\"sweep\": {\"a b\": [1]}"), "field 'sweep.a b': dim name");
+}
+
+/* A typo in a field name silently dropped what it meant (a tolerance, a
+ * calibration list); unknown fields are refused, "*_note" fields are free. */
+static void test_unknown_fields(void) {
+    expect_error(WITH_CASES(CASES ", \"calibraton\": [\"small\"]"),
+                 "field 'calibraton': unknown field");
+    expect_error(WITH_CASES("\"cases\": [{\"name\": \"a\", \"dim\": {\"batch\": 1}}]"),
+                 "field 'cases[0].dim': unknown field");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"v\": {\"byte\": \"1\"}}"),
+                 "field 'variants.v.byte': unknown field");
+    /* an empty expression silently meant the kernel's */
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"v\": {\"bytes\": \"\"}}"),
+                 "field 'variants.v.bytes': empty");
+    kb_err err = {{0}};
+    fixture("manifest_note", WITH_CASES(CASES ", \"counts_note\": \"why\""));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+}
+
+static void test_not_objects(void) {
+    expect_error(WITH_CASES("\"cases\": [3]"), "field 'cases[0]': expected an object");
+    expect_error(WITH_CASES("\"cases\": [[]]"), "field 'cases[0]': expected an object");
+    kb_err err = {{0}};
+    const char *d = kb_test_tmpdir("manifest_dir");
+    ASSERT_INT_EQ(kb_manifest_load(&m, d, &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "is a directory");
+}
+
+/* Configure reads the manifest too (cmake/KbenchKernels.cmake): the same
+ * inputs must fail there with the file and the field named. */
+static void expect_configure_error(const char *text, const char *want) {
+    const char *src = source_dir();
+    if (!src || system("cmake --version >/dev/null 2>&1") != 0) {
+        printf("note: no cmake or source tree: configure-time checks skipped\n");
+        return;
+    }
+    char dir[KB_PATH_MAX], script[KB_PATH_MAX], manifest[KB_PATH_MAX], cmd[4 * KB_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s/k", kb_test_tmpdir("manifest_cmake"));
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s'", dir);
+    if (system(cmd) != 0) exit(2);
+    kb_test_join(manifest, sizeof manifest, dir, "kernel.json");
+    kb_test_write(manifest, text);
+    kb_test_join(script, sizeof script, dir, "read.cmake");
+    snprintf(cmd, sizeof cmd,
+             "cmake_policy(VERSION 3.25)\nset(KBENCH_KNOWN_BACKENDS cpu cuda hip)\n"
+             "set(KBENCH_KNOWN_PRECISIONS fp64 fp32 fp16 bf16)\n"
+             "include(\"%s/cmake/KbenchKernels.cmake\")\n"
+             "_kb_read_manifest(\"%s\" k)\n",
+             src, manifest);
+    kb_test_write(script, cmd);
+    snprintf(cmd, sizeof cmd, "cmake -P '%s' > '%s.out' 2>&1", script, script);
+    int status = system(cmd);
+    ASSERT(status != 0);
+    char out_path[KB_PATH_MAX + 8], out[8192] = "";
+    snprintf(out_path, sizeof out_path, "%s.out", script);
+    FILE *f = fopen(out_path, "r");
+    if (f) {
+        size_t n = fread(out, 1, sizeof out - 1, f);
+        out[n] = '\0';
+        fclose(f);
+    }
+    /* CMake wraps long messages: compare with line breaks and indents gone */
+    char flat[8192];
+    size_t j = 0;
+    for (size_t i = 0; out[i] && j + 1 < sizeof flat; ++i) {
+        if (out[i] == '\n') {
+            while (out[i + 1] == ' ') ++i;
+            if (j && flat[j - 1] != ' ') flat[j++] = ' ';
+            continue;
+        }
+        flat[j++] = out[i];
+    }
+    flat[j] = '\0';
+    ASSERT_STR_CONTAINS(flat, "kernel.json");
+    ASSERT_STR_CONTAINS(flat, want);
+}
+
+#define CMAKE_OK "\"name\": \"k\", \"backends\": [\"cpu\"], \"precisions\": [\"fp32\"]"
+
+static void test_configure_rejects_what_the_driver_rejects(void) {
+    expect_configure_error("{\"name\": \"k\", \"backends\": [\"cpu\"], \"precisions\": []}",
+                           "field 'precisions': expected a non-empty array");
+    expect_configure_error("{\"name\": \"k\", \"backends\": [], \"precisions\": [\"fp32\"]}",
+                           "field 'backends': expected a non-empty array");
+    expect_configure_error(
+        "{\"name\": \"k\", \"backends\": [\"cpu\"], \"precisions\": [\"fp32\", \"fp32\"]}",
+        "field 'precisions[1]': 'fp32' is listed twice");
+    expect_configure_error("{" CMAKE_OK ", \"name\": \"k\"}",
+                           "field 'name': the key appears twice");
+    expect_configure_error("{" CMAKE_OK ", \"tolerance\": {\"fp32\": {\"rmse\": 1, \"rmse\": 2}}}",
+                           "field 'tolerance.fp32.rmse': the key appears twice");
+    expect_configure_error("[{" CMAKE_OK "}]", "expected a JSON object");
+    expect_configure_error("{" CMAKE_OK ", \"labels\": [\"a;b\"]}", "field 'labels[0]'");
+    expect_configure_error("{" CMAKE_OK ", \"labels\": [\"a b\"]}", "field 'labels'");
+    expect_configure_error(
+        "{\"name\": \"a/b\", \"backends\": [\"cpu\"], \"precisions\": [\"fp32\"]}", "field 'name'");
+    expect_configure_error("{" CMAKE_OK ", \"timeout\": 0}", "field 'timeout'");
+    expect_configure_error("{" CMAKE_OK "} trailing", "malformed JSON");
 }
 
 int main(void) {
@@ -326,5 +606,16 @@ int main(void) {
     RUN_TEST(test_bad_variants);
     RUN_TEST(test_full_set);
     RUN_TEST(test_calibration_cases);
+    RUN_TEST(test_committed_manifests_load);
+    RUN_TEST(test_dims_whose_product_overflows);
+    RUN_TEST(test_dim_far_out_of_range);
+    RUN_TEST(test_calibration_overflow_and_duplicates);
+    RUN_TEST(test_counts_positive_and_finite_everywhere);
+    RUN_TEST(test_tolerance_bounds);
+    RUN_TEST(test_duplicates_refused);
+    RUN_TEST(test_names_are_safe);
+    RUN_TEST(test_unknown_fields);
+    RUN_TEST(test_not_objects);
+    RUN_TEST(test_configure_rejects_what_the_driver_rejects);
     return kb_test_summary();
 }

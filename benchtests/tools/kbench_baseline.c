@@ -13,7 +13,9 @@
 #include <string.h>
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: kbench-baseline check FILE...\n"
+    fprintf(f, "usage: kbench-baseline check [--kernel NAME] [--profile NAME] FILE...\n"
+               "                                 validate as the driver does; with --kernel or\n"
+               "                                 --profile, the file must belong to them\n"
                "       kbench-baseline scale-ms FACTOR IN OUT   multiply every *_ms value\n"
                "       kbench-baseline shift-rmse DELTA IN OUT  add DELTA to every rmse\n"
                "       kbench-baseline scale-probe FACTOR IN OUT\n"
@@ -72,10 +74,17 @@ static int derive(edit_kind kind, const char *arg, const char *in, const char *o
     kb_baseline check;
     int opened = kb_baseline_open(&check, in, &err);
     if (opened != 0 || !check.root) {
-        fprintf(stderr, "kbench-baseline: %s\n", opened != 0 ? err.msg : "no such file");
+        if (opened == 0) kb_fail(&err, "%s: no such file", in);
+        fprintf(stderr, "kbench-baseline: %s\n", err.msg);
         return 2;
     }
     edit(check.root, kind, value);
+    /* What is written must be a baseline the driver accepts. */
+    if (kb_baseline_validate(check.root, out, NULL, NULL, &err) != 0) {
+        fprintf(stderr, "kbench-baseline: the edited copy would be invalid: %s\n", err.msg);
+        kb_baseline_close(&check);
+        return 2;
+    }
     char *text = kb_json_print(check.root);
     kb_baseline_close(&check);
     int rc = text ? kb_write_file_atomic(out, text, &err) : kb_fail(&err, "out of memory");
@@ -84,19 +93,32 @@ static int derive(edit_kind kind, const char *arg, const char *in, const char *o
     return rc != 0 ? 2 : 0;
 }
 
-static int check_files(int n, char **paths) {
+/* check [--kernel NAME] [--profile NAME] FILE...: the driver's validation
+ * (kb_baseline_open_for), so what passes here opens there. */
+static int check_files(int argc, char **argv) {
+    const char *kernel = NULL, *profile = NULL;
+    int i = 0;
+    for (; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--kernel") == 0)
+            kernel = argv[i + 1];
+        else if (strcmp(argv[i], "--profile") == 0)
+            profile = argv[i + 1];
+        else
+            break;
+    }
+    if (i >= argc) return usage(stderr);
     int bad = 0;
-    for (int i = 0; i < n; ++i) {
+    for (; i < argc; ++i) {
         kb_err err;
         kb_baseline b;
-        if (kb_baseline_open(&b, paths[i], &err) != 0) {
+        if (kb_baseline_open_for(&b, argv[i], kernel, profile, &err) != 0) {
             fprintf(stderr, "%s\n", err.msg);
             ++bad;
         } else if (!b.root) {
-            fprintf(stderr, "%s: no such file\n", paths[i]);
+            fprintf(stderr, "%s: no such file\n", argv[i]);
             ++bad;
         } else {
-            printf("%s: ok (%d entries)\n", paths[i],
+            printf("%s: ok (%d entries)\n", argv[i],
                    cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(b.root, "entries")));
         }
         kb_baseline_close(&b);
@@ -112,8 +134,16 @@ int main(int argc, char **argv) {
         const char *name;
         edit_kind kind;
     } edits[] = {{"scale-ms", SCALE_MS}, {"shift-rmse", SHIFT_RMSE}, {"scale-probe", SCALE_PROBE}};
-    for (size_t i = 0; argc == 5 && i < sizeof edits / sizeof *edits; ++i)
-        if (strcmp(argv[1], edits[i].name) == 0)
-            return derive(edits[i].kind, argv[2], argv[3], argv[4]);
+    kb_atomicfile_catch_signals(); /* an interrupted edit leaves no temporary file */
+    for (size_t i = 0; argc >= 2 && i < sizeof edits / sizeof *edits; ++i) {
+        if (strcmp(argv[1], edits[i].name) != 0) continue;
+        if (argc == 5) return derive(edits[i].kind, argv[2], argv[3], argv[4]);
+        fprintf(stderr, "kbench-baseline: %s takes 3 arguments, got %d\n", argv[1], argc - 2);
+        return usage(stderr);
+    }
+    if (argc >= 2 && strcmp(argv[1], "check") != 0)
+        fprintf(stderr, "kbench-baseline: unknown command '%s'\n", argv[1]);
+    else if (argc >= 2)
+        fprintf(stderr, "kbench-baseline: check needs a FILE\n");
     return usage(stderr);
 }
