@@ -23,11 +23,15 @@ static void first_line(const char *cmd, char *out, size_t size) {
     pclose(p);
 }
 
+/* git without the optional locks: "git status" refreshes the index and so
+ * takes .git/index.lock, which a developer's own git command in the same
+ * checkout would then find taken. */
+#define KB_GIT "git --no-optional-locks -C '" KB_SOURCE_DIR "' "
+
 static void add_git(cJSON *env) {
     char commit[128], dirty[256];
-    first_line("git -C '" KB_SOURCE_DIR "' rev-parse HEAD 2>/dev/null", commit, sizeof commit);
-    first_line("git -C '" KB_SOURCE_DIR "' status --porcelain --untracked-files=no 2>/dev/null",
-               dirty, sizeof dirty);
+    first_line(KB_GIT "rev-parse HEAD 2>/dev/null", commit, sizeof commit);
+    first_line(KB_GIT "status --porcelain --untracked-files=no 2>/dev/null", dirty, sizeof dirty);
     cJSON_AddStringToObject(env, "git_commit", commit[0] ? commit : "unknown");
     if (commit[0])
         cJSON_AddBoolToObject(env, "git_dirty", dirty[0] != '\0');

@@ -2,6 +2,7 @@
  * kernel's sources. One invocation = one CTest test = one kernel on one
  * backend in one precision, over all of the manifest's cases. */
 #define _GNU_SOURCE
+#include "abhead.h"
 #include "atomicfile.h"
 #include "backend.h"
 #include "baseline.h"
@@ -13,15 +14,20 @@
 #include "manifest.h"
 #include "options.h"
 #include "partner.h"
+#include "pathname.h"
+#include "progress.h"
 #include "report.h"
 #include "runner.h"
+#include "serve.h"
 #include "timer.h"
+#include "utf8.h"
+#include "watchdog.h"
 
-#include <signal.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,8 +38,9 @@ typedef struct driver {
     kb_manifest manifest;
     kb_run_ctx ctx;
     kb_baseline baseline;
-    char profile[256], hardware_id[512], baseline_path[4096], test_name[256];
-    char calibration_path[4096];
+    char profile[256], hardware_id[512], baseline_path[KB_PATH_MAX], test_name[256];
+    char calibration_path[KB_PATH_MAX], result_path[KB_PATH_MAX];
+    cJSON *env; /* the environment the run is measured in */
     kb_calibration cal;
     const kb_impl *impls[KB_MAX_IMPLS];
     int n_impls;
@@ -54,6 +61,12 @@ static int selected(const driver *d, const kb_case *c) {
     for (int i = 0; i < d->manifest.n_calibration; ++i)
         if (d->manifest.calibration[i] == c) return 1;
     return 0;
+}
+
+static int count_selected(const driver *d) {
+    int n = 0;
+    for (int i = 0; i < d->manifest.n_cases; ++i) n += selected(d, &d->manifest.cases[i]);
+    return n;
 }
 
 static void list_cases(const driver *d, kb_prec prec) {
@@ -121,40 +134,93 @@ static int select_run(driver *d, kb_err *err) {
     if (d->opt.calibrate && m->n_calibration == 0)
         return kb_fail(err, "--calibrate: %s has no 'calibration' cases", m->path);
     if (d->opt.calibrate) d->opt.update = 0; /* measures the machine, records no baseline */
-    return 0;
+    return count_selected(d) > 0 ? 0
+                                 : kb_fail(err, "%s: no %s cases to run: the manifest has none",
+                                           m->path, d->opt.full ? "'full'" : "default");
 }
 
-static void resolve_names(driver *d) {
+/* The profile: the option's or variable's (checked as a name when parsed),
+ * else the configured one, else the hardware's. */
+static int resolve_profile(driver *d, kb_err *err) {
     char detected[256];
     d->ctx.backend->identify(detected, sizeof detected, d->hardware_id, sizeof d->hardware_id);
     const char *p = d->opt.profile;
-    snprintf(d->profile, sizeof d->profile, "%s", p && *p && strcmp(p, "auto") ? p : detected);
-    if (d->opt.baseline_file)
-        snprintf(d->baseline_path, sizeof d->baseline_path, "%s", d->opt.baseline_file);
-    else
-        snprintf(d->baseline_path, sizeof d->baseline_path, "%s/%s/%s.json", d->opt.baseline_dir,
-                 d->profile, d->manifest.name);
-    if (d->opt.test_name)
-        snprintf(d->test_name, sizeof d->test_name, "%s", d->opt.test_name);
-    else if (d->opt.calibrate)
-        snprintf(d->test_name, sizeof d->test_name, "kbench.calibrate.%s", d->ctx.backend->name);
-    else
-        snprintf(d->test_name, sizeof d->test_name, "%s.%s.%s%s", d->manifest.name,
-                 d->ctx.backend->name, kb_prec_name(d->ctx.prec), d->opt.full ? ".full" : "");
-    if (d->opt.calibration)
-        snprintf(d->calibration_path, sizeof d->calibration_path, "%s", d->opt.calibration);
-    else
-        snprintf(d->calibration_path, sizeof d->calibration_path, "%s/calibration/%s.json",
-                 *d->opt.results_dir ? d->opt.results_dir : ".", d->ctx.backend->name);
+    const int given = p && *p && strcmp(p, "auto") != 0;
+    /* --profile and KBENCH_PROFILE were checked when parsed; the configured
+     * default and the detected slug are checked here */
+    if (kb_check_name(given ? p : detected,
+                      given ? "the profile (configured KBENCH_PROFILE)" : "the detected profile",
+                      err) != 0)
+        return -1;
+    return kb_path_format(d->profile, sizeof d->profile, err, "profile", "%s",
+                          given ? p : detected);
+}
+
+/* From the options alone (and the kernel this driver runs), so that it is
+ * known before the manifest is read: --test-name, or the kernel, backend and
+ * precision as given (select_run checks them later). */
+static int resolve_test_name(driver *d, kb_err *err) {
+    const kb_options *o = &d->opt;
+    const char *what = o->test_name ? "--test-name" : "the test name (from --backend, --precision)";
+    int rc = o->test_name
+                 ? kb_path_format(d->test_name, sizeof d->test_name, err, what, "%s", o->test_name)
+             : o->calibrate ? kb_path_format(d->test_name, sizeof d->test_name, err, what,
+                                             "kbench.calibrate.%s", o->backend)
+                            : kb_path_format(d->test_name, sizeof d->test_name, err, what,
+                                             "%s.%s.%s%s", d->ctx.kernel->name, o->backend,
+                                             o->precision, o->full ? ".full" : "");
+    return rc == 0 ? kb_check_name(d->test_name, what, err) : -1;
+}
+
+static int resolve_paths(driver *d, kb_err *err) {
+    const kb_options *o = &d->opt;
+    const char *results = *o->results_dir ? o->results_dir : ".";
+    if (resolve_test_name(d, err) != 0) return -1;
+    int rc = o->baseline_file
+                 ? kb_path_format(d->baseline_path, sizeof d->baseline_path, err, "--baseline",
+                                  "%s", o->baseline_file)
+                 : kb_path_format(d->baseline_path, sizeof d->baseline_path, err, "--baseline-dir",
+                                  "%s/%s/%s.json", o->baseline_dir, d->profile, d->manifest.name);
+    if (rc == 0)
+        rc = o->calibration ? kb_path_format(d->calibration_path, sizeof d->calibration_path, err,
+                                             "--calibration", "%s", o->calibration)
+                            : kb_path_format(d->calibration_path, sizeof d->calibration_path, err,
+                                             "--results-dir", "%s/calibration/%s.json", results,
+                                             d->ctx.backend->name);
+    return rc;
+}
+
+static int resolve_names(driver *d, kb_err *err) {
+    if (resolve_profile(d, err) != 0) return -1;
+    return resolve_paths(d, err);
+}
+
+/* Whether this invocation runs the test and writes <results>/<test>.json
+ * (not --list, --print-profile or --partner, and a results directory set). */
+static int writes_result(const kb_options *o) {
+    return !o->list && !o->print_profile && !o->partner && *o->results_dir;
+}
+
+/* The previous run's result goes at once: whatever stops this run, it is
+ * not read as this run's. */
+static int begin_result(driver *d, kb_err *err) {
+    if (resolve_test_name(d, err) != 0 ||
+        kb_path_format(d->result_path, sizeof d->result_path, err, "--results-dir", "%s/%s.json",
+                       d->opt.results_dir, d->test_name) != 0 ||
+        kb_mkdir_p(d->opt.results_dir, err) != 0)
+        return -1;
+    return kb_progress_begin(d->result_path, err);
 }
 
 static int setup(driver *d, int argc, char **argv, kb_err *err) {
     if (kb_options_parse(&d->opt, argc, argv, err) != 0) return -1;
     if (d->opt.help) return 0;
     d->ctx.kernel = kb_this_kernel();
-    char default_manifest[4096];
-    snprintf(default_manifest, sizeof default_manifest, "%s/kernels/%s/kernel.json", KB_SOURCE_DIR,
-             d->ctx.kernel->name);
+    if (writes_result(&d->opt) && begin_result(d, err) != 0) return -1;
+    char default_manifest[KB_PATH_MAX];
+    if (kb_path_format(default_manifest, sizeof default_manifest, err, "the default manifest",
+                       "%s/kernels/%s/kernel.json", KB_SOURCE_DIR, d->ctx.kernel->name) != 0)
+        return -1;
     const char *path = d->opt.manifest ? d->opt.manifest : default_manifest;
     if (kb_manifest_load(&d->manifest, path, err) != 0) return -1;
     if (strcmp(d->manifest.name, d->ctx.kernel->name) != 0)
@@ -188,22 +254,50 @@ static int record(driver *d, kb_case_result *res, int n, const cJSON *env, kb_er
     return 0;
 }
 
+static int write_text(const char *path, cJSON *json, kb_err *err) {
+    char *text = kb_json_print(json);
+    cJSON_Delete(json);
+    int rc = text ? kb_write_file_atomic(path, text, err) : kb_fail(err, "%s: out of memory", path);
+    free(text);
+    return rc;
+}
+
 static int write_result(const driver *d, const kb_report *rep, const char *status, cJSON *env,
                         kb_err *err) {
-    if (!d->opt.results_dir || !*d->opt.results_dir) {
+    if (!*d->result_path) {
         cJSON_Delete(env);
         return 0;
     }
-    cJSON *json = kb_report_json(rep, status, env);
-    char *text = kb_json_print(json);
-    cJSON_Delete(json);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s.json", d->opt.results_dir, d->test_name);
-    int rc = !text                                      ? kb_fail(err, "%s: out of memory", path)
-             : kb_mkdir_p(d->opt.results_dir, err) != 0 ? -1
-                                                        : kb_write_file_atomic(path, text, err);
-    free(text);
-    return rc;
+    kb_progress_end();
+    return write_text(d->result_path, kb_report_json(rep, status, env), err);
+}
+
+/* The result of a run that stopped with an error before its cases: what
+ * is known of the test, no case, and the message. */
+static void write_error_result(const driver *d, const char *msg) {
+    if (!*d->result_path) return;
+    kb_progress_end();
+    char text[sizeof(kb_err) + 8];
+    kb_utf8_copy(msg, text, sizeof text);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "test", d->test_name);
+    cJSON_AddStringToObject(o, "status", "error");
+    cJSON_AddStringToObject(o, "error", text);
+    cJSON_AddStringToObject(o, "kernel", d->ctx.kernel->name);
+    cJSON_AddStringToObject(o, "backend", d->opt.backend);
+    cJSON_AddStringToObject(o, "precision", d->opt.precision);
+    cJSON_AddStringToObject(o, "profile", d->profile);
+    cJSON_AddNumberToObject(o, "latency_tolerance", d->opt.gate.latency_tol);
+    cJSON_AddArrayToObject(o, "cases");
+    kb_err ignored;
+    if (write_text(d->result_path, o, &ignored) != 0)
+        fprintf(stderr, "kbench: error: %s\n", ignored.msg);
+}
+
+/* An error that ends the run: said, and written as the test's result. */
+static int fail(const driver *d, const char *msg) {
+    write_error_result(d, msg);
+    return error_exit(msg);
 }
 
 static const char *baseline_note(const driver *d, const kb_case_result *res, int n) {
@@ -222,14 +316,40 @@ static const char *baseline_note(const driver *d, const kb_case_result *res, int
     return NULL;
 }
 
-static void run_all(driver *d, kb_case_result *res, int *n) {
+/* The result's members known before the first case, for the result
+ * written while the cases run (progress.h). */
+static int progress_fields(const driver *d, kb_err *err) {
+    kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path, NULL, &d->cal, NULL, 0};
+    cJSON *json = kb_report_json(&rep, "running", cJSON_Duplicate(d->env, 1));
+    cJSON_DeleteItemFromObjectCaseSensitive(json, "status");
+    cJSON_DeleteItemFromObjectCaseSensitive(json, "cases");
+    return kb_progress_fields(json, err);
+}
+
+/* One case of one implementation, with the result so far on disk before
+ * and after it. */
+static int run_one(driver *d, const kb_case *c, const kb_impl *impl, kb_case_result *r,
+                   kb_err *err) {
+    char variant[96];
+    snprintf(variant, sizeof variant, "%s%s", impl->variant, d->opt.cold_cache ? "+cold" : "");
+    kb_watchdog_case();
+    if (kb_progress_case_start(c->name, variant, err) != 0) return -1;
+    kb_run_case(&d->ctx, c, impl, r);
+    return kb_progress_case_done(kb_report_case_json(r, d->ctx.ab != NULL), err);
+}
+
+static int run_all(driver *d, kb_case_result *res, int *n, kb_err *err) {
+    if (progress_fields(d, err) != 0) return -1;
     for (int i = 0; i < d->manifest.n_cases; ++i) {
         const kb_case *c = &d->manifest.cases[i];
         if (!selected(d, c)) continue;
-        for (int j = 0; j < d->n_impls; ++j) kb_run_case(&d->ctx, c, d->impls[j], &res[(*n)++]);
+        for (int j = 0; j < d->n_impls; ++j)
+            if (run_one(d, c, d->impls[j], &res[(*n)++], err) != 0) return -1;
     }
+    kb_watchdog_stage(KB_STAGE_FINISH);
     kb_compare_variants(&d->manifest, res, *n);
     for (int i = 0; i < *n; ++i) res[i].pct_peak_bw = kb_calibration_pct(&d->cal, &res[i]);
+    return 0;
 }
 
 /* Cases their implementation declined (kb_unsupported). */
@@ -249,8 +369,8 @@ static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *er
                      &d->cal,      res,     n};
     kb_report_table(stdout, &rep);
     int failed = kb_report_failures(stdout, &rep);
-    cJSON *env = kb_env_describe(d->hardware_id, d->profile);
-    d->ctx.backend->describe(env);
+    cJSON *env = d->env;
+    d->env = NULL;
     cJSON_AddNumberToObject(env, "peak_rss_mib", kb_env_peak_rss_mib());
     int rc = d->opt.update ? record(d, res, n, env, err) : 0;
     if (rc == 0 && d->opt.calibrate && !failed)
@@ -265,131 +385,102 @@ static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *er
     return rc != 0 ? EXIT_ERROR : failed ? EXIT_FAILED : EXIT_PASS;
 }
 
-/* ---- A/B mode: the head starts the base's driver as its partner -------- */
-
-/* The name this driver was started under (kbench-<kernel>[-cuda|-hip]):
- * the base build's driver of the same kernel and backend has it too. */
-static void own_name(const char *argv0, char *out, size_t size) {
-    char path[4096];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    if (n > 0)
-        path[n] = '\0';
-    else
-        snprintf(path, sizeof path, "%s", argv0);
-    const char *slash = strrchr(path, '/');
-    snprintf(out, size, "%s", slash ? slash + 1 : path);
-}
-
-/* The base's manifest: this one's path moved from this build's source tree
- * onto the base's; a manifest outside the tree is the same file for both. */
-static void base_manifest(const driver *d, char *out, size_t size) {
-    size_t n = strlen(KB_SOURCE_DIR);
-    const char *m = d->manifest.path;
-    if (d->opt.ab_source && strncmp(m, KB_SOURCE_DIR, n) == 0 && m[n] == '/')
-        snprintf(out, size, "%s%s", d->opt.ab_source, m + n);
-    else
-        snprintf(out, size, "%s", m);
-}
-
+/* A/B mode: the head compares with the base build's driver (abhead.h). */
 static int start_ab(driver *d, const char *argv0, kb_err *err) {
-    char name[4096], manifest[4096], seed[32];
-    own_name(argv0, name, sizeof name);
-    snprintf(d->ab.exe, sizeof d->ab.exe, "%.2000s/%.2000s", d->opt.ab_base, name);
-    d->ab.ref = d->opt.ab_ref ? d->opt.ab_ref : d->opt.ab_base;
     d->ctx.ab = &d->ab;
-    base_manifest(d, manifest, sizeof manifest);
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)d->opt.seed);
-    const char *why = access(d->ab.exe, X_OK) != 0  ? "the base build has no such driver"
-                      : access(manifest, R_OK) != 0 ? "the base has no such manifest"
-                                                    : NULL;
-    snprintf(d->ab_note, sizeof d->ab_note, "A/B against %.300s (%.600s)%s%s", d->ab.ref, d->ab.exe,
-             why ? ": every case new, " : "", why ? why : "");
-    if (why) return 0;
-    char *args[16] = {d->ab.exe,     "--partner",
-                      "--backend",   (char *)d->opt.backend,
-                      "--precision", (char *)d->opt.precision,
-                      "--manifest",  manifest,
-                      "--seed",      seed};
-    int n = 10;
-    if (d->opt.full) args[n++] = "--set", args[n++] = "full";
-    if (d->opt.cold_cache) args[n++] = "--cold-cache";
-    args[n] = NULL;
-    if (kb_partner_start(&d->ab.partner, d->ab.exe, args, err) != 0) return -1;
-    d->ab.has_partner = 1;
-    return 0;
+    return kb_ab_start(&d->ab, &d->opt, d->manifest.path, argv0, d->ab_note, sizeof d->ab_note,
+                       err);
 }
 
-/* ---- the base's side: serve an A/B head ---------------------------------- */
-
-typedef struct server {
-    driver *d;
-    kb_case_result r;
-    kb_case_session *session;
-} server;
-
-static const kb_impl *impl_of(const driver *d, const char *variant) {
-    for (int i = 0; i < d->n_impls; ++i)
-        if (strcmp(d->impls[i]->variant, variant) == 0) return d->impls[i];
-    return NULL;
+/* A test that does not run here (no device, every case declined) has no
+ * result: the one begun is removed. */
+static int skip_run(const char *why) {
+    kb_progress_remove();
+    return skip(why);
 }
 
-static int serve_open(void *p, const char *variant, const char *case_name, kb_partner_case *status,
-                      double *rmse, double *max_abs, char *why, size_t why_size, kb_err *err) {
-    server *s = p;
-    const kb_case *c = kb_manifest_find_case(&s->d->manifest, case_name);
-    const kb_impl *impl = impl_of(s->d, variant);
-    *status = KB_PARTNER_ABSENT;
-    if (!c || !impl) return 0;
-    kb_case_result_free(&s->r);
-    memset(&s->r, 0, sizeof s->r);
-    s->r.c = c;
-    if (kb_manifest_counts(&s->d->manifest, c, s->d->ctx.prec, variant, &s->r.flops, &s->r.bytes,
-                           err) != 0)
+/* The backend cannot run here: a skip, unless a device is required. */
+static int unavailable(const driver *d, const char *why) {
+    if (!d->opt.require_device) return skip_run(why);
+    char msg[1024];
+    snprintf(msg, sizeof msg,
+             "backend '%s' is not available: %s (a device is required: --require-device or "
+             "KBENCH_REQUIRE_DEVICE=1)",
+             d->opt.backend, why);
+    return fail(d, msg);
+}
+
+/* A file named on the command line to read must be there: a missing
+ * --baseline or --calibration is an error, not "no baseline" or "no
+ * calibration" (which a new profile's or a new build's default file may
+ * be). */
+static int check_given_file(const char *option, const char *path, kb_err *err) {
+    struct stat st;
+    if (stat(path, &st) == 0) return 0;
+    return kb_fail(err, "%s: %s: %s", option, path, strerror(errno));
+}
+
+/* What the run compares with: the baseline and the calibration, or in A/B
+ * mode the base build. Calibrating measures the machine: no baseline, no
+ * calibration to read, nothing to compare with. */
+static int open_references(driver *d, const char *argv0, kb_err *err) {
+    int ab = d->opt.ab_base && !d->opt.calibrate;
+    if (ab && d->opt.update)
+        return kb_fail(err, "A/B mode (--ab-base, KBENCH_AB_BASE) compares builds; it does not "
+                            "record baselines (unset KBENCH_UPDATE_BASELINES)");
+    if (d->opt.calibrate) return 0; /* --calibration is the file it writes */
+    /* when recording, --baseline is the file to create */
+    if (!ab && d->opt.baseline_file && !d->opt.update &&
+        check_given_file("--baseline", d->baseline_path, err) != 0)
         return -1;
-    s->session = kb_case_open(&s->d->ctx, c, impl, &s->r);
-    if (!s->session && s->r.error) return kb_fail(err, "%s", s->r.error_msg);
-    *status = s->session ? KB_PARTNER_READY : KB_PARTNER_SKIP;
-    snprintf(why, why_size, "%s", s->r.skip_why);
-    *rmse = s->r.acc.rmse;
-    *max_abs = s->r.acc.max_abs;
-    return 0;
+    if (!ab && kb_baseline_open_for(&d->baseline, d->baseline_path, d->manifest.name, d->profile,
+                                    err) != 0)
+        return -1;
+    if (d->opt.calibration && check_given_file("--calibration", d->calibration_path, err) != 0)
+        return -1;
+    if (kb_calibration_read(&d->cal, d->calibration_path, d->ctx.backend->name, d->hardware_id,
+                            err) != 0)
+        return -1;
+    return ab ? start_ab(d, argv0, err) : 0;
 }
 
-static int serve_round(void *p, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
-                       kb_err *err) {
-    return kb_case_round(((server *)p)->session, cpu, move, cfg, out, err);
+/* A crash or a hang leaves a result naming the case and the stage
+ * (watchdog.h); an interrupted write leaves no temporary file. */
+static int watch(driver *d, kb_err *err) {
+    kb_atomicfile_catch_signals();
+    kb_watchdog_catch_crashes();
+    d->env = kb_env_describe(d->hardware_id, d->profile);
+    if (!d->env) return kb_fail(err, "out of memory");
+    d->ctx.backend->describe(d->env);
+    return kb_watchdog_start(d->opt.timeout_s, err);
 }
 
-static void serve_close(void *p) {
-    server *s = p;
-    kb_case_close(s->session);
-    s->session = NULL;
-}
-
-/* The protocol goes over the real stdout; everything else the driver or a
- * kernel prints goes to stderr, so it cannot corrupt a message. The base
- * ends with its head. */
-static int serve(driver *d) {
-    int fd = dup(STDOUT_FILENO);
-    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!out || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-        return error_exit("--partner: cannot set up the protocol stream");
-    (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-    static server s;
-    s.d = d;
-    kb_partner_server srv = {&s, serve_open, serve_round, serve_close};
+static int run(driver *d, const char *argv0) {
     kb_err err = {{0}};
-    int rc = kb_partner_serve(&srv, d->manifest.name, stdin, out, &err);
-    kb_case_result_free(&s.r);
-    fclose(out);
-    return rc == 0 ? EXIT_PASS : error_exit(err.msg);
+    if (resolve_names(d, &err) != 0 || watch(d, &err) != 0 || open_references(d, argv0, &err) != 0)
+        return fail(d, err.msg);
+    d->ctx.baseline = &d->baseline;
+    d->ctx.hardware_id = d->hardware_id;
+    static kb_case_result res[KB_MAX_CASES * KB_MAX_IMPLS];
+    int n = 0;
+    int rc = run_all(d, res, &n, &err) != 0 ? fail(d, err.msg) : -1;
+    /* Every case declined: the test skips with the first reason. */
+    int skipped = count_skipped(res, n);
+    if (rc < 0)
+        rc = n > 0 && skipped == n ? skip_run(res[0].skip_why) : finish(d, res, n, skipped, &err);
+    kb_watchdog_stop();
+    for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
+    kb_baseline_close(&d->baseline);
+    cJSON_Delete(d->env);
+    if (d->ab.has_partner) kb_partner_stop(&d->ab.partner);
+    return rc;
 }
 
 int main(int argc, char **argv) {
     static driver d;
     kb_err err = {{0}};
     if (setup(&d, argc, argv, &err) != 0) {
-        int rc = error_exit(err.msg);
+        int rc = fail(&d, err.msg);
         kb_options_usage(stderr, argv[0]);
         return rc;
     }
@@ -401,40 +492,18 @@ int main(int argc, char **argv) {
         list_cases(&d, d.ctx.prec);
         return EXIT_PASS;
     }
-    if (d.opt.partner) return serve(&d);
+    if (d.opt.partner)
+        return kb_serve(&d.ctx, d.impls, d.n_impls, &err) == 0 ? EXIT_PASS : error_exit(err.msg);
     if (needs_resource_spec())
-        return error_exit("this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
-                          "each needs a GPU of its own: run ctest with --resource-spec-file "
-                          "(docs/resource-spec.md)");
+        return fail(&d, "this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
+                        "each needs a GPU of its own: run ctest with --resource-spec-file "
+                        "(docs/resource-spec.md)");
     char why[512] = "";
-    if (d.ctx.backend->available(why, sizeof why) != 0) return skip(why);
-    resolve_names(&d);
+    if (d.ctx.backend->available(why, sizeof why) != 0) return unavailable(&d, why);
     if (d.opt.print_profile) {
+        if (resolve_names(&d, &err) != 0) return error_exit(err.msg);
         printf("profile: %s\nhardware: %s\n", d.profile, d.hardware_id);
         return EXIT_PASS;
     }
-    /* Calibrating measures the machine: no baseline, no calibration to read,
-     * nothing to compare with; A/B mode compares with the base, not the
-     * baseline. */
-    int ab = d.opt.ab_base && !d.opt.calibrate;
-    if (ab && d.opt.update)
-        return error_exit("A/B mode (--ab-base, KBENCH_AB_BASE) compares builds; it does not "
-                          "record baselines (unset KBENCH_UPDATE_BASELINES)");
-    if (!d.opt.calibrate && ((!ab && kb_baseline_open(&d.baseline, d.baseline_path, &err) != 0) ||
-                             kb_calibration_read(&d.cal, d.calibration_path, d.ctx.backend->name,
-                                                 d.hardware_id, &err) != 0 ||
-                             (ab && start_ab(&d, argv[0], &err) != 0)))
-        return error_exit(err.msg);
-    d.ctx.baseline = &d.baseline;
-    d.ctx.hardware_id = d.hardware_id;
-    static kb_case_result res[KB_MAX_CASES * KB_MAX_IMPLS];
-    int n = 0;
-    run_all(&d, res, &n);
-    /* Every case declined: the test skips with the first reason. */
-    int skipped = count_skipped(res, n);
-    int rc = n > 0 && skipped == n ? skip(res[0].skip_why) : finish(&d, res, n, skipped, &err);
-    for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
-    kb_baseline_close(&d.baseline);
-    if (d.ab.has_partner) kb_partner_stop(&d.ab.partner);
-    return rc;
+    return run(&d, argv[0]);
 }

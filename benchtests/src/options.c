@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include "kb_config.h"
+#include "pathname.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -40,6 +41,8 @@ enum {
     OPT_AB_MAX_PAIRS,
     OPT_AB_MAX_TIME,
     OPT_PARTNER,
+    OPT_TIMEOUT,
+    OPT_REQUIRE_DEVICE,
 };
 
 static const struct option long_options[] = {
@@ -78,6 +81,8 @@ static const struct option long_options[] = {
     {"ab-max-pairs", required_argument, NULL, OPT_AB_MAX_PAIRS},
     {"ab-max-time", required_argument, NULL, OPT_AB_MAX_TIME},
     {"partner", no_argument, NULL, OPT_PARTNER},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"require-device", no_argument, NULL, OPT_REQUIRE_DEVICE},
     {NULL, 0, NULL, 0},
 };
 
@@ -118,6 +123,13 @@ void kb_options_usage(FILE *f, const char *prog) {
             "                             and write the backend's attainable bandwidth\n"
             "      --calibration FILE     the calibration file read for %% of peak bandwidth\n"
             "                             (default <results dir>/calibration/<backend>.json)\n"
+            "      --timeout S            env KBENCH_TIMEOUT: the test's time limit (CTest's\n"
+            "                             TIMEOUT); a case still running shortly before it\n"
+            "                             ends is stopped, its result written with status\n"
+            "                             \"timeout\", exit 2 (default 0: no limit)\n"
+            "      --require-device       env KBENCH_REQUIRE_DEVICE=1: a backend without a\n"
+            "                             usable device or driver is an error (exit 2), not\n"
+            "                             a skip (exit 77)\n"
             "A/B mode (build/bin/kbench-ab sets these; docs/ab.md):\n"
             "      --ab-base DIR          env KBENCH_AB_BASE: compare with the driver of the\n"
             "                             same name in DIR, measured interleaved, not with\n"
@@ -178,13 +190,43 @@ static int env_switch(const char *name, int *out, kb_err *err) {
     return 0;
 }
 
+/* A name (kb_check_name) or a path (kb_check_path) from `what`. */
+static int set_name(const char **field, const char *v, const char *what, kb_err *err) {
+    *field = v;
+    return kb_check_name(v, what, err);
+}
+
+static int set_path(const char **field, const char *v, const char *what, kb_err *err) {
+    *field = v;
+    return kb_check_path(v, what, err);
+}
+
+static int read_env_paths(kb_options *o, kb_err *err) {
+    const char *v;
+    if ((v = env("KBENCH_PROFILE")) && set_name(&o->profile, v, "KBENCH_PROFILE", err) != 0)
+        return -1;
+    if ((v = env("KBENCH_BASELINE_DIR")) &&
+        set_path(&o->baseline_dir, v, "KBENCH_BASELINE_DIR", err) != 0)
+        return -1;
+    if ((v = env("KBENCH_RESULTS_DIR")) &&
+        set_path(&o->results_dir, v, "KBENCH_RESULTS_DIR", err) != 0)
+        return -1;
+    if ((v = env("KBENCH_AB_BASE")) && set_path(&o->ab_base, v, "KBENCH_AB_BASE", err) != 0)
+        return -1;
+    if ((v = env("KBENCH_AB_SOURCE")) && set_path(&o->ab_source, v, "KBENCH_AB_SOURCE", err) != 0)
+        return -1;
+    return 0;
+}
+
 static int read_env(kb_options *o, kb_err *err) {
     const char *v;
-    if ((v = env("KBENCH_PROFILE"))) o->profile = v;
-    if ((v = env("KBENCH_BASELINE_DIR"))) o->baseline_dir = v;
-    if ((v = env("KBENCH_RESULTS_DIR"))) o->results_dir = v;
+    if (read_env_paths(o, err) != 0) return -1;
     if (env_switch("KBENCH_UPDATE_BASELINES", &o->update, err) != 0 ||
-        env_switch("KBENCH_COLD_CACHE", &o->cold_cache, err) != 0)
+        env_switch("KBENCH_COLD_CACHE", &o->cold_cache, err) != 0 ||
+        env_switch("KBENCH_REQUIRE_DEVICE", &o->require_device, err) != 0)
+        return -1;
+    if ((v = env("KBENCH_TIMEOUT")) &&
+        parse_double(v, 0.0, KB_TIMEOUT_MAX_S, &o->timeout_s, "KBENCH_TIMEOUT", err) != 0)
         return -1;
     if ((v = env("KBENCH_LATENCY_TOLERANCE")) &&
         parse_double(v, 0.0, 10.0, &o->gate.latency_tol, "KBENCH_LATENCY_TOLERANCE", err) != 0)
@@ -193,8 +235,6 @@ static int read_env(kb_options *o, kb_err *err) {
         parse_double(v, 0.0, 1e30, &o->gate.accuracy_drift, "KBENCH_ACCURACY_DRIFT", err) != 0)
         return -1;
     if ((v = env("KBENCH_SEED")) && parse_seed(v, &o->seed, "KBENCH_SEED", err) != 0) return -1;
-    if ((v = env("KBENCH_AB_BASE"))) o->ab_base = v;
-    if ((v = env("KBENCH_AB_SOURCE"))) o->ab_source = v;
     if ((v = env("KBENCH_AB_REF"))) o->ab_ref = v;
     return 0;
 }
@@ -221,12 +261,12 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
         return parse_double(arg, 0.0, 10.0, &o->gate.latency_tol, "--latency-tolerance", err);
     case OPT_ACC_DRIFT:
         return parse_double(arg, 0.0, 1e30, &o->gate.accuracy_drift, "--accuracy-drift", err);
-    case OPT_BASELINE: o->baseline_file = arg; return 0;
-    case OPT_BASELINE_DIR: o->baseline_dir = arg; return 0;
-    case OPT_PROFILE: o->profile = arg; return 0;
-    case OPT_RESULTS_DIR: o->results_dir = arg; return 0;
-    case OPT_TEST_NAME: o->test_name = arg; return 0;
-    case OPT_MANIFEST: o->manifest = arg; return 0;
+    case OPT_BASELINE: return set_path(&o->baseline_file, arg, "--baseline", err);
+    case OPT_BASELINE_DIR: return set_path(&o->baseline_dir, arg, "--baseline-dir", err);
+    case OPT_PROFILE: return set_name(&o->profile, arg, "--profile", err);
+    case OPT_RESULTS_DIR: return set_path(&o->results_dir, arg, "--results-dir", err);
+    case OPT_TEST_NAME: return set_name(&o->test_name, arg, "--test-name", err);
+    case OPT_MANIFEST: return set_path(&o->manifest, arg, "--manifest", err);
     case OPT_UPDATE: o->update = 1; return 0;
     case OPT_PRINT_PROFILE: o->print_profile = 1; return 0;
     case OPT_COLD_CACHE: o->cold_cache = 1; return 0;
@@ -236,9 +276,9 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
         o->full = strcmp(arg, "full") == 0;
         return 0;
     case OPT_CALIBRATE: o->calibrate = 1; return 0;
-    case OPT_CALIBRATION: o->calibration = arg; return 0;
-    case OPT_AB_BASE: o->ab_base = arg; return 0;
-    case OPT_AB_SOURCE: o->ab_source = arg; return 0;
+    case OPT_CALIBRATION: return set_path(&o->calibration, arg, "--calibration", err);
+    case OPT_AB_BASE: return set_path(&o->ab_base, arg, "--ab-base", err);
+    case OPT_AB_SOURCE: return set_path(&o->ab_source, arg, "--ab-source", err);
     case OPT_AB_REF: o->ab_ref = arg; return 0;
     case OPT_AB_MIN_PAIRS:
         return parse_int(arg, 1, 64, &o->gate.ab_min_pairs, "--ab-min-pairs", err);
@@ -247,6 +287,9 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_AB_MAX_TIME:
         return parse_double(arg, 0.0, 3600.0, &o->gate.ab_max_time_s, "--ab-max-time", err);
     case OPT_PARTNER: o->partner = 1; return 0;
+    case OPT_TIMEOUT:
+        return parse_double(arg, 0.0, KB_TIMEOUT_MAX_S, &o->timeout_s, "--timeout", err);
+    case OPT_REQUIRE_DEVICE: o->require_device = 1; return 0;
     default: return kb_fail(err, "unknown option (see --help)");
     }
 }

@@ -10,6 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Longest --timeout / KBENCH_TIMEOUT accepted: a week (as a manifest's "timeout"). */
+#define KB_TIMEOUT_MAX_S 604800.0
+
 typedef struct kb_options {
     const char *manifest;     /* NULL: the kernel's folder in the source tree */
     const char *backend;      /* "cpu" */
@@ -23,7 +26,7 @@ typedef struct kb_options {
     const char *profile;      /* NULL or "auto": detected from the hardware */
     const char *baseline_dir; /* root of baselines/<profile>/<kernel>.json */
     const char *baseline_file; /* explicit file, overrides dir and profile */
-    const char *results_dir;   /* where <test>.json goes; "" disables */
+    const char *results_dir;   /* where <test>.json goes */
     int update;                /* record into the baseline instead of gating latency */
     int cold_cache;            /* flush the caches before every timed call */
     int list, print_profile, help;
@@ -38,6 +41,8 @@ typedef struct kb_options {
     const char *ab_source; /* the base's source tree (maps --manifest onto it) */
     const char *ab_ref;    /* the base's git ref, for reports */
     int partner;           /* serve as the base of an A/B head (partner.h) */
+    double timeout_s;      /* the test's time limit (watchdog.h); 0: none */
+    int require_device;    /* a backend without a usable device is an error, not a skip */
 } kb_options;
 
 /* Fills o from the environment and argv. Returns 0, or -1 with a message

@@ -233,33 +233,62 @@ static void measurement(FILE *f, const kb_case_result *r, const char *what, doub
             r->c->name, r->variant, what, v);
 }
 
+/* CDash plots a figure missing from a build as 0, so every case sends every
+ * figure in every run. A relative figure whose reference is missing is taken
+ * against the case itself (ratio 1, pct_peak_bw 100, speedup 1) and its
+ * <figure>_available flag says 0; docs/cdash.md lists each one's meaning. */
+static void baseline_measurements(FILE *f, const kb_case_result *r) {
+    const int compared = r->has_base && r->lat.verdict != KB_LAT_RECORDED;
+    measurement(f, r, "ratio_available", compared);
+    measurement(f, r, "baseline_ms", compared ? r->base.median_ms : r->stats.median);
+    measurement(f, r, "ratio", compared ? r->lat.ratio : 1.0);
+    measurement(f, r, "machine_drift", isfinite(r->lat.drift) ? r->lat.drift : 1.0);
+}
+
+static void ab_measurements(FILE *f, const kb_case_result *r) {
+    const int paired =
+        r->ab.n_pairs > 0 && isfinite(r->ab.decision.ci_lo) && isfinite(r->ab.decision.ci_hi);
+    measurement(f, r, "ab_pairs", r->ab.n_pairs);
+    measurement(f, r, "ab_ci_lo", paired ? r->ab.decision.ci_lo : 1.0);
+    measurement(f, r, "ab_ci_hi", paired ? r->ab.decision.ci_hi : 1.0);
+}
+
+static void bandwidth_measurements(FILE *f, const kb_case_result *r) {
+    const int calibrated = r->pct_peak_bw >= 0.0;
+    measurement(f, r, "gbps", r->gbps);
+    measurement(f, r, "gflops", r->gflops);
+    measurement(f, r, "pct_peak_bw_available", calibrated);
+    measurement(f, r, "pct_peak_bw", calibrated ? r->pct_peak_bw : 100.0);
+}
+
+static void comparison_measurements(FILE *f, const kb_case_result *r) {
+    const int compared = r->cmp.with != NULL;
+    measurement(f, r, "speedup_available", compared);
+    measurement(f, r, "speedup", compared ? r->cmp.speedup : 1.0);
+    measurement(f, r, "bytes_saved", compared ? r->cmp.bytes_saved : 0.0);
+}
+
+/* Power and energy have no neutral value: 0 (which no running device
+ * draws) with power_available 0 when the backend gave no reading. */
+static void power_measurements(FILE *f, const kb_case_result *r) {
+    const int b = r->lat.best;
+    const int measured = r->power_w[b] > 0.0;
+    measurement(f, r, "power_available", measured);
+    measurement(f, r, "power_w", measured ? r->power_w[b] : 0.0);
+    measurement(f, r, "energy_mj", measured ? r->energy_mj[b] : 0.0);
+}
+
 void kb_report_measurements(FILE *f, const kb_report *rep) {
     for (int i = 0; i < rep->n_results; ++i) {
         const kb_case_result *r = &rep->results[i];
         if (r->error || r->skipped) continue;
         measurement(f, r, "median_ms", r->stats.median);
-        if (r->has_base && r->lat.verdict != KB_LAT_RECORDED) {
-            measurement(f, r, "baseline_ms", r->base.median_ms);
-            measurement(f, r, "ratio", r->lat.ratio);
-        }
-        if (r->lat.drift != 1.0) measurement(f, r, "machine_drift", r->lat.drift);
-        if (r->ab.n_pairs > 0) {
-            measurement(f, r, "ab_ci_lo", r->ab.decision.ci_lo);
-            measurement(f, r, "ab_ci_hi", r->ab.decision.ci_hi);
-            measurement(f, r, "ab_pairs", r->ab.n_pairs);
-        }
+        baseline_measurements(f, r);
+        ab_measurements(f, r);
         measurement(f, r, "rmse", r->acc.rmse);
-        measurement(f, r, "gbps", r->gbps);
-        measurement(f, r, "gflops", r->gflops);
-        if (r->pct_peak_bw >= 0.0) measurement(f, r, "pct_peak_bw", r->pct_peak_bw);
-        if (r->cmp.with) {
-            measurement(f, r, "speedup", r->cmp.speedup);
-            measurement(f, r, "bytes_saved", r->cmp.bytes_saved);
-        }
-        if (r->power_w[r->lat.best] > 0.0) {
-            measurement(f, r, "power_w", r->power_w[r->lat.best]);
-            measurement(f, r, "energy_mj", r->energy_mj[r->lat.best]);
-        }
+        bandwidth_measurements(f, r);
+        comparison_measurements(f, r);
+        power_measurements(f, r);
     }
 }
 
@@ -488,6 +517,10 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
         cJSON_AddItemToArray(cases, case_json(&rep->results[i], ctx->ab != NULL));
     if (env) cJSON_AddItemToObject(o, "environment", env);
     return o;
+}
+
+cJSON *kb_report_case_json(const kb_case_result *r, int ab) {
+    return case_json(r, ab);
 }
 
 cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const char *now) {

@@ -28,6 +28,9 @@ void kb_report_measurements(FILE *f, const kb_report *rep);
 /* The full result as JSON (takes over env). */
 cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env);
 
+/* One case's entry in the result's "cases" (ab: measured in A/B mode). */
+cJSON *kb_report_case_json(const kb_case_result *r, int ab);
+
 /* The baseline entry for one recorded case (takes a reference to env). */
 cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const char *now);
 

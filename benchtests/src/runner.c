@@ -5,6 +5,7 @@
 #include "probe.h"
 #include "rng.h"
 #include "timer.h"
+#include "watchdog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,28 @@ static int case_error(kb_case_result *r, const char *msg) {
     return -1;
 }
 
+/* Element counts the buffers below can hold without their byte sizes
+ * (count x 8 for the fp64 reference) wrapping: a kernel computes them from
+ * the case's dims, which the manifest bounds one by one. */
+static int check_layout(const kb_run_ctx *ctx, const kb_case *c, const kb_layout *l,
+                        kb_case_result *r) {
+    const kb_tensor_spec *t[2 * KB_MAX_TENSORS];
+    int n = 0;
+    for (int i = 0; i < l->n_in; ++i) t[n++] = &l->in[i];
+    for (int i = 0; i < l->n_out; ++i) t[n++] = &l->out[i];
+    for (int i = 0; i < n; ++i) {
+        if (t[i]->count <= (size_t)KB_CASE_MAX_ELEMENTS) continue;
+        kb_err err;
+        kb_fail(&err,
+                "%s: case '%s': tensor '%s' of kernel '%s' would hold %zu elements, more "
+                "than %lld",
+                ctx->manifest->path, c->name, t[i]->name, ctx->kernel->name, t[i]->count,
+                (long long)KB_CASE_MAX_ELEMENTS);
+        return case_error(r, err.msg);
+    }
+    return 0;
+}
+
 static int describe_layout(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
                            kb_case_result *r) {
     kb_case local = *c;
@@ -38,7 +61,7 @@ static int describe_layout(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
                 c->name, miss.dim, ctx->kernel->name);
         return case_error(r, err.msg);
     }
-    return 0;
+    return check_layout(ctx, c, &bf->layout, r);
 }
 
 /* Generates one input, rounds it to the run's precision, uploads it, and
@@ -75,7 +98,11 @@ static int make_inputs_and_reference(const kb_run_ctx *ctx, const kb_case *c, bu
         bf->ref_out[i] = malloc(n * sizeof(double));
         if (!bf->ref_out[i]) rc = kb_fail(err, "out of host memory for the reference");
     }
-    if (rc == 0) ctx->kernel->reference(c, (const double *const *)values, bf->ref_out);
+    if (rc == 0) {
+        kb_watchdog_stage(KB_STAGE_REFERENCE);
+        ctx->kernel->reference(c, (const double *const *)values, bf->ref_out);
+        kb_watchdog_stage(KB_STAGE_SETUP);
+    }
     for (int i = 0; i < bf->layout.n_in; ++i) free(values[i]);
     return rc;
 }
@@ -140,6 +167,8 @@ typedef struct timing_ctx {
     kb_probe *probe;
     kb_affinity cpus;
     long long calls;       /* timed or warm-up calls made so far */
+    double round_t0;       /* when the round began (kb_now_s) */
+    kb_stage round_stage;  /* the round's stage once its warm-up is over */
     int clocks_checked;    /* the backend answered a clock-limit query */
     unsigned clock_limits; /* every limit it reported */
 } timing_ctx;
@@ -217,6 +246,14 @@ static int clock_suspect(timing_ctx *t) {
     return reasons ? KB_SAMPLE_SUSPECT : 0;
 }
 
+/* The sampler warms up for warmup_s before its first sample (sampler.c):
+ * the calls that begin before then are the round's warm-up. */
+static void end_warm_up(const timing_ctx *t) {
+    if (kb_watchdog_current() == KB_STAGE_WARMUP &&
+        kb_now_s() - t->round_t0 >= t->ctx->opt->sampling.warmup_s)
+        kb_watchdog_stage(t->round_stage);
+}
+
 static int time_reps(void *p, int reps, double *ms) {
     timing_ctx *t = p;
     const kb_backend *b = t->ctx->backend;
@@ -224,6 +261,7 @@ static int time_reps(void *p, int reps, double *ms) {
     int rc = b->time_calls(t->impl->run, &t->bf->args, reps, ms);
     if (rc < 0) return -1;
     t->calls += reps;
+    end_warm_up(t);
     int suspect = clock_suspect(t);
     return rc == KB_TIMED_DISTURBED ? KB_SAMPLE_DISTURBED : suspect;
 }
@@ -244,6 +282,11 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
     double e0 = 0.0, e1 = 0.0, t0 = kb_now_s();
     const long long calls0 = tc->calls;
     const int metered = read_energy(ctx->backend, &e0) == 0;
+    tc->round_t0 = t0;
+    tc->round_stage = i == 0             ? KB_STAGE_MEASUREMENT
+                      : ctx->opt->update ? KB_STAGE_RECORDING
+                                         : KB_STAGE_CONFIRMATION;
+    kb_watchdog_stage(KB_STAGE_WARMUP);
     if (kb_sample(&cfg, time_reps, tc, s) != 0) return -1;
     const double wall = kb_now_s() - t0;
     if (metered && read_energy(ctx->backend, &e1) == 0 && e1 >= e0 && wall > 0.0) {
@@ -355,6 +398,7 @@ static int prepare(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
     bf->args.c = c;
     bf->args.prec = ctx->prec;
     bf->args.stream = ctx->backend->stream ? ctx->backend->stream() : NULL;
+    kb_watchdog_stage(KB_STAGE_CHECK);
     int rc = impl->run(&bf->args);
     if (rc == KB_UNSUPPORTED) {
         r->skipped = 1;
@@ -406,7 +450,7 @@ kb_case_session *kb_case_open(const kb_run_ctx *ctx, const kb_case *c, const kb_
         return NULL;
     }
     kb_probe_init(&s->probe, ctx->backend, r->bytes);
-    s->tc = (timing_ctx){ctx, impl, &s->bf, &s->probe, {0}, 0, 0, 0};
+    s->tc = (timing_ctx){.ctx = ctx, .impl = impl, .bf = &s->bf, .probe = &s->probe};
     kb_affinity_init(&s->tc.cpus);
     return s;
 }
@@ -432,6 +476,7 @@ void kb_case_close(kb_case_session *s) {
 /* Times an open case by the mode's rule: against the baseline (rounds and
  * confirmations), or A/B against the base (pairs). */
 static int time_session(kb_case_session *s, kb_case_result *r, kb_err *err) {
+    if (s->ctx->ab && r->has_base) kb_watchdog_stage(KB_STAGE_AB_ROUNDS);
     int rc = s->ctx->ab && r->has_base ? kb_ab_measure(s->ctx, s, r, err)
                                        : time_case(s->ctx, &s->tc, r, err);
     r->clocks_checked = s->tc.clocks_checked;
@@ -446,6 +491,7 @@ static int time_session(kb_case_session *s, kb_case_result *r, kb_err *err) {
  * while this side does, and the accuracy is judged again once the base's
  * RMSE is known. */
 void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
+    kb_watchdog_stage(KB_STAGE_SETUP);
     if (begin_result(ctx, c, impl, r) != 0) return;
     kb_err err = {{0}};
     if (ctx->ab && kb_ab_request(ctx, r, &err) != 0) {

@@ -50,9 +50,12 @@ endforeach()
 execute_process(COMMAND "${DRIVER}" ${common} --results-dir "${results}" OUTPUT_QUIET)
 run_driver("drifted" 1 --results-dir "${results}" --baseline "${WORK}/drifted.json"
   --test-name pair.drifted.fp32)
+# A name that needs escaping in every format. The step is about the name,
+# not the gate, so its exit status must not depend on how steady this
+# machine's timing is in the minute it runs: no baseline of this profile.
 set(odd "pair.<odd & \"name\">")
 run_driver("odd name" 0 --results-dir "${results}" --case small --variant onepass
-  --test-name "${odd}")
+  --test-name "${odd}" --baseline-dir "${WORK}/no-baselines")
 run_driver("full set" 0 --results-dir "${results}" --set full)
 
 file(GLOB result_files "${results}/*.json")

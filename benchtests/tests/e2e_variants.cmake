@@ -2,7 +2,8 @@
 # calibration on the test kernel benchtests/tests/pair (cmake -P; inputs
 # DRIVER, MANIFEST, WORK):
 #   1. two variants, one compared with the other  -> speedup and 50 % fewer bytes
-#      reported; no calibration yet                -> %peak not reported, says why
+#      reported; no calibration yet                -> %peak not reported, says why;
+#      but a missing file named by --calibration   -> exit 2 naming it
 #   2. --calibrate                                 -> the calibration cases only, file written
 #   3. a run after it                              -> % of peak bandwidth reported
 #   4. a calibration from other hardware           -> not used, says why
@@ -17,10 +18,10 @@ endforeach()
 
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
-set(calibration "${WORK}/calibration.cpu.json")
+# the default calibration file of --results-dir
+set(calibration "${WORK}/results/calibration/cpu.json")
 set(common --manifest "${MANIFEST}" --profile e2e --baseline-dir "${WORK}/baselines"
-  --results-dir "${WORK}/results" --calibration "${calibration}" --warmup 0 --min-time 0
-  --max-time 0.05)
+  --results-dir "${WORK}/results" --warmup 0 --min-time 0 --max-time 0.05)
 set(result "${WORK}/results/pair.cpu.fp32.json")
 
 include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
@@ -36,6 +37,9 @@ expect_json("variants" "${result}" "0.5" cases 1 comparison bytes_saved)
 expect_positive("variants" "${result}" cases 1 comparison speedup)
 expect_json("variants" "${result}" "" cases 0 pct_peak_bw) # null
 expect_json("variants" "${result}" "default" case_set)
+
+run_driver("missing --calibration" 2 --calibration "${WORK}/nosuch.json")
+expect_text("missing --calibration" "--calibration: ${WORK}/nosuch.json: No such file")
 
 run_driver("calibrate" 0 --calibrate)
 expect_text("calibrate" "GB/s peak written to ${calibration}")

@@ -4,10 +4,12 @@
 #include "kb_test.h"
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int same_text(const char *path, const char *want) {
@@ -106,10 +108,111 @@ static void test_mkdir_p_through_file_fails(void) {
     ASSERT(same_text(file, "x\n"));
 }
 
+static int exists(const char *d, const char *name) {
+    char path[KB_PATH_MAX];
+    kb_test_join(path, sizeof path, d, name);
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static void test_temp_names(void) {
+    long pid = 0;
+    ASSERT(kb_atomicfile_temp_name("swish.json.tmp.4242.aB3xYz", &pid));
+    ASSERT_INT_EQ(pid, 4242);
+    ASSERT(kb_atomicfile_temp_name("a.tmp.b.json.tmp.7.000000", &pid)); /* the last ".tmp." */
+    ASSERT_INT_EQ(pid, 7);
+    ASSERT(!kb_atomicfile_temp_name("swish.json.tmp.aB3xYz", &pid)); /* no pid: not ours */
+    ASSERT(!kb_atomicfile_temp_name("swish.json.tmp.42.aB3xY", &pid));
+    ASSERT(!kb_atomicfile_temp_name("swish.json.tmp.42.aB3xYz.bak", &pid));
+    ASSERT(!kb_atomicfile_temp_name(".tmp.42.aB3xYz", &pid));
+    ASSERT(!kb_atomicfile_temp_name("swish.json", &pid));
+}
+
+/* A temporary file carries its writer's pid. */
+static void test_temp_name_has_pid(void) {
+    const char *d = kb_test_tmpdir("atomic_pid");
+    char path[KB_PATH_MAX];
+    kb_test_join(path, sizeof path, d, "f.json");
+    kb_err err;
+    int fd = kb_atomicfile_begin(path, &err);
+    ASSERT(fd >= 0);
+    DIR *dp = opendir(d);
+    struct dirent *de;
+    long pid = 0;
+    int found = 0;
+    while (dp && (de = readdir(dp)) != NULL) found += kb_atomicfile_temp_name(de->d_name, &pid);
+    if (dp) closedir(dp);
+    ASSERT_INT_EQ(found, 1);
+    ASSERT_INT_EQ(pid, getpid());
+    ASSERT_INT_EQ(kb_atomicfile_commit(fd, path, &err), 0);
+    ASSERT_INT_EQ(count_entries(d), 1);
+    ASSERT(exists(d, "f.json"));
+}
+
+/* Left by writers killed outright: removed by the next write into the
+ * directory when their writer is gone, kept otherwise. */
+static void test_stale_temps_removed(void) {
+    const char *d = kb_test_tmpdir("atomic_stale");
+    char path[KB_PATH_MAX], own[64];
+    static const char *const gone[] = {"f.json.tmp.999999999.aB3xYz",
+                                       "g.json.tmp.999999998.zzzzzz"};
+    snprintf(own, sizeof own, "f.json.tmp.%ld.aB3xYz", (long)getpid());
+    const char *kept[] = {"f.json.tmp.1.aB3xYz", /* pid 1 runs */
+                          own, "f.json.tmp.aB3xYz", "notes.tmp.txt", "g.json"};
+    for (size_t i = 0; i < 2; ++i) {
+        kb_test_join(path, sizeof path, d, gone[i]);
+        kb_test_write(path, "partial");
+    }
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; ++i) {
+        kb_test_join(path, sizeof path, d, kept[i]);
+        kb_test_write(path, "partial");
+    }
+    kb_test_join(path, sizeof path, d, "dir.tmp.999999999.aB3xYz"); /* not a file */
+    ASSERT_INT_EQ(mkdir(path, 0755), 0);
+    kb_test_join(path, sizeof path, d, "f.json");
+    kb_err err;
+    ASSERT_INT_EQ(kb_write_file_atomic(path, "new\n", &err), 0);
+    for (size_t i = 0; i < 2; ++i) ASSERT(!exists(d, gone[i]));
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; ++i) ASSERT(exists(d, kept[i]));
+    ASSERT(exists(d, "dir.tmp.999999999.aB3xYz"));
+    ASSERT(same_text(path, "new\n"));
+}
+
+/* SIGINT, SIGTERM or SIGHUP during a write: the temporary file goes, the
+ * target keeps its old content, and the process still ends by the signal. */
+static void test_signal_removes_temp(void) {
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; ++i) {
+        const char *d = kb_test_tmpdir("atomic_signal");
+        char path[KB_PATH_MAX];
+        kb_test_join(path, sizeof path, d, "f.json");
+        kb_test_write(path, "old\n");
+        fflush(NULL);
+        pid_t child = fork();
+        if (child == 0) {
+            kb_err err;
+            kb_atomicfile_catch_signals();
+            int fd = kb_atomicfile_begin(path, &err);
+            if (fd < 0 || write(fd, "partial", 7) != 7) _exit(3);
+            raise(signals[i]);
+            _exit(4); /* not reached */
+        }
+        int status = 0;
+        ASSERT_INT_EQ(waitpid(child, &status, 0), child);
+        ASSERT(WIFSIGNALED(status) && WTERMSIG(status) == signals[i]);
+        ASSERT_INT_EQ(count_entries(d), 1);
+        ASSERT(same_text(path, "old\n"));
+    }
+}
+
 int main(void) {
     RUN_TEST(test_write_creates_and_replaces);
     RUN_TEST(test_write_failure_leaves_nothing);
     RUN_TEST(test_mkdir_p_nested);
     RUN_TEST(test_mkdir_p_through_file_fails);
+    RUN_TEST(test_temp_names);
+    RUN_TEST(test_temp_name_has_pid);
+    RUN_TEST(test_stale_temps_removed);
+    RUN_TEST(test_signal_removes_temp);
     return kb_test_summary();
 }

@@ -3,14 +3,25 @@
 #define _POSIX_C_SOURCE 200809L
 #include "kb_test.h"
 #include "options.h"
+#include "pathname.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const env_vars[] = {"KBENCH_PROFILE",          "KBENCH_BASELINE_DIR",
-                                       "KBENCH_UPDATE_BASELINES", "KBENCH_LATENCY_TOLERANCE",
-                                       "KBENCH_ACCURACY_DRIFT",   "KBENCH_SEED"};
+static const char *const env_vars[] = {"KBENCH_PROFILE",
+                                       "KBENCH_BASELINE_DIR",
+                                       "KBENCH_UPDATE_BASELINES",
+                                       "KBENCH_LATENCY_TOLERANCE",
+                                       "KBENCH_ACCURACY_DRIFT",
+                                       "KBENCH_SEED",
+                                       "KBENCH_RESULTS_DIR",
+                                       "KBENCH_COLD_CACHE",
+                                       "KBENCH_TIMEOUT",
+                                       "KBENCH_REQUIRE_DEVICE",
+                                       "KBENCH_AB_BASE",
+                                       "KBENCH_AB_SOURCE",
+                                       "KBENCH_AB_REF"};
 
 static void clear_env(void) {
     for (size_t i = 0; i < sizeof env_vars / sizeof *env_vars; ++i) unsetenv(env_vars[i]);
@@ -111,9 +122,9 @@ static void test_short_options_and_forms(void) {
     ASSERT(str_is(o.variant, "ref"));
     ASSERT(str_is(o.case_name, "large"));
     ASSERT(o.list && o.help);
-    ASSERT_INT_EQ(parse(&o, &err, "--seed=0x10", "--results-dir=", NULL), 0);
+    ASSERT_INT_EQ(parse(&o, &err, "--seed=0x10", "--results-dir=r", NULL), 0);
     ASSERT_INT_EQ(o.seed, 16);
-    ASSERT(str_is(o.results_dir, "")); /* "" disables result files */
+    ASSERT(str_is(o.results_dir, "r"));
 }
 
 static void test_environment(void) {
@@ -235,6 +246,94 @@ static void test_seed_rejects_negative_after_space(void) {
     expect_value_error("--seed", " -1", "is not an unsigned integer");
 }
 
+/* A profile or test name becomes one path component: anything that could
+ * leave its directory, hide the file or be cut is refused, naming the
+ * option or variable. */
+static void test_names_are_plain(void) {
+    static const char *const bad[] = {"../../x", "a/b",  "..",   ".hidden",
+                                      "-x",      "a..b", "a\\b", "tab\there"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        expect_value_error("--profile", bad[i], "it names one file or directory");
+        expect_value_error("--test-name", bad[i], "it names one file or directory");
+        expect_env_error("KBENCH_PROFILE", bad[i]);
+    }
+    expect_value_error("--profile", "", "is empty");
+    char long_name[KB_NAME_MAX + 2];
+    memset(long_name, 'n', sizeof long_name - 1);
+    long_name[sizeof long_name - 1] = '\0';
+    expect_value_error("--test-name", long_name, "is too long");
+    kb_options o;
+    kb_err err;
+    clear_env();
+    /* XML specials and spaces are plain characters in a file name */
+    ASSERT_INT_EQ(parse(&o, &err, "--profile", "nvidia-h100-80gb-hbm3", "--test-name",
+                        "pair.<odd & \"name\">", NULL),
+                  0);
+    long_name[KB_NAME_MAX] = '\0';
+    ASSERT_INT_EQ(parse(&o, &err, "--test-name", long_name, NULL), 0);
+}
+
+/* Parsing `option value` (or, with option NULL, the variable `env` set to
+ * value) must fail naming the option or the variable and saying why. */
+static void expect_path_error(const char *option, const char *env, const char *value,
+                              const char *why) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    if (env) setenv(env, value, 1);
+    int rc = option ? parse(&o, &err, option, value, NULL) : parse(&o, &err, NULL);
+    ASSERT_INT_EQ(rc, -1);
+    ASSERT(strncmp(err.msg, option ? option : env, strlen(option ? option : env)) == 0);
+    ASSERT_STR_CONTAINS(err.msg, why);
+    clear_env();
+}
+
+/* Paths are not cut: one too long for the harness is an error. */
+static void test_paths_checked(void) {
+    static char long_path[KB_PATH_MAX + 10];
+    memset(long_path, 'p', sizeof long_path - 1);
+    long_path[sizeof long_path - 1] = '\0';
+    static const char *const options[] = {"--results-dir", "--baseline-dir", "--baseline",
+                                          "--calibration", "--manifest",     "--ab-base",
+                                          "--ab-source"};
+    const char *too_long = "characters long; the longest path accepted is 4095";
+    for (size_t i = 0; i < sizeof options / sizeof *options; ++i)
+        expect_path_error(options[i], NULL, long_path, too_long);
+    expect_path_error(NULL, "KBENCH_RESULTS_DIR", long_path, too_long);
+    expect_path_error(NULL, "KBENCH_BASELINE_DIR", long_path, too_long);
+    expect_path_error("--baseline-dir", NULL, "", "the path is empty");
+    expect_path_error("--manifest", NULL, "", "the path is empty");
+    /* no result file at all would be a result lost: "" is not "none" */
+    expect_path_error("--results-dir", NULL, "", "the path is empty");
+}
+
+static void test_timeout_and_require_device(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT_NEAR(o.timeout_s, 0, 0);
+    ASSERT_INT_EQ(o.require_device, 0);
+    ASSERT_INT_EQ(parse(&o, &err, "--timeout", "300", "--require-device", NULL), 0);
+    ASSERT_NEAR(o.timeout_s, 300, 0);
+    ASSERT_INT_EQ(o.require_device, 1);
+    setenv("KBENCH_TIMEOUT", "1500", 1);
+    setenv("KBENCH_REQUIRE_DEVICE", "1", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT_NEAR(o.timeout_s, 1500, 0);
+    ASSERT_INT_EQ(o.require_device, 1);
+    ASSERT_INT_EQ(parse(&o, &err, "--timeout", "3", NULL), 0); /* the option wins */
+    ASSERT_NEAR(o.timeout_s, 3, 0);
+    clear_env();
+    expect_value_error("--timeout", "-1", "is not a number in [0, 604800]");
+    expect_value_error("--timeout", "nan", "is not a number");
+    expect_value_error("--timeout", "300s", "is not a number");
+    expect_value_error("--timeout", "1e9", "is not a number in [0, 604800]");
+    expect_env_error("KBENCH_TIMEOUT", "inf");
+    expect_env_error("KBENCH_TIMEOUT", "5 min");
+    expect_env_error("KBENCH_REQUIRE_DEVICE", "yes");
+}
+
 static void test_unknown_option(void) {
     kb_options o;
     kb_err err;
@@ -324,6 +423,9 @@ int main(void) {
     RUN_TEST(test_invalid_env);
     RUN_TEST(test_invalid_values);
     RUN_TEST(test_seed_rejects_negative_after_space);
+    RUN_TEST(test_names_are_plain);
+    RUN_TEST(test_paths_checked);
+    RUN_TEST(test_timeout_and_require_device);
     RUN_TEST(test_unknown_option);
     RUN_TEST(test_missing_value);
     RUN_TEST(test_value_for_flag);

@@ -1,0 +1,60 @@
+#define _GNU_SOURCE
+#include "abhead.h"
+
+#include "kb_config.h"
+#include "pathname.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The name this driver was started under (kbench-<kernel>[-cuda|-hip]):
+ * the base build's driver of the same kernel and backend has it too. */
+static const char *own_name(const char *argv0, char *path, size_t size) {
+    ssize_t n = readlink("/proc/self/exe", path, size - 1);
+    if (n > 0)
+        path[n] = '\0';
+    else
+        snprintf(path, size, "%s", argv0);
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+/* The base's manifest: this one's path moved from this build's source tree
+ * onto the base's; a manifest outside the tree is the same file for both. */
+static int base_manifest(const kb_options *opt, const char *m, char *out, size_t size,
+                         kb_err *err) {
+    size_t n = strlen(KB_SOURCE_DIR);
+    if (opt->ab_source && strncmp(m, KB_SOURCE_DIR, n) == 0 && m[n] == '/')
+        return kb_path_format(out, size, err, "--ab-source", "%s%s", opt->ab_source, m + n);
+    return kb_path_format(out, size, err, "--manifest", "%s", m);
+}
+
+int kb_ab_start(kb_ab_setup *ab, const kb_options *opt, const char *manifest_path,
+                const char *argv0, char *note, size_t note_size, kb_err *err) {
+    char self[KB_PATH_MAX], manifest[KB_PATH_MAX], seed[32];
+    if (kb_path_format(ab->exe, sizeof ab->exe, err, "--ab-base", "%s/%s", opt->ab_base,
+                       own_name(argv0, self, sizeof self)) != 0 ||
+        base_manifest(opt, manifest_path, manifest, sizeof manifest, err) != 0)
+        return -1;
+    ab->ref = opt->ab_ref ? opt->ab_ref : opt->ab_base;
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)opt->seed);
+    const char *why = access(ab->exe, X_OK) != 0    ? "the base build has no such driver"
+                      : access(manifest, R_OK) != 0 ? "the base has no such manifest"
+                                                    : NULL;
+    snprintf(note, note_size, "A/B against %.300s (%.600s)%s%s", ab->ref, ab->exe,
+             why ? ": every case new, " : "", why ? why : "");
+    if (why) return 0;
+    char *args[16] = {ab->exe,       "--partner",
+                      "--backend",   (char *)opt->backend,
+                      "--precision", (char *)opt->precision,
+                      "--manifest",  manifest,
+                      "--seed",      seed};
+    int n = 10;
+    if (opt->full) args[n++] = "--set", args[n++] = "full";
+    if (opt->cold_cache) args[n++] = "--cold-cache";
+    args[n] = NULL;
+    if (kb_partner_start(&ab->partner, ab->exe, args, err) != 0) return -1;
+    ab->has_partner = 1;
+    return 0;
+}

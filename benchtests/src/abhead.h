@@ -1,0 +1,20 @@
+/* A/B mode, the head starting its base: the base build's driver of the same
+ * name, started as the partner (partner.h) that measures the base's side of
+ * each pair (ab.h). The base's side of the protocol is serve.h. */
+#ifndef KB_ABHEAD_H
+#define KB_ABHEAD_H
+
+#include "ab.h"
+#include "options.h"
+
+#include <stddef.h>
+
+/* Fills ab from the options (--ab-base, --ab-source, --ab-ref) for the
+ * manifest at manifest_path, and starts the partner when the base has this
+ * driver and manifest; otherwise every case is new (ab->has_partner 0) and
+ * note says why. `note` gets the line the report shows. 0, or -1 with a
+ * message. */
+int kb_ab_start(kb_ab_setup *ab, const kb_options *opt, const char *manifest_path,
+                const char *argv0, char *note, size_t note_size, kb_err *err);
+
+#endif
