@@ -5,13 +5,101 @@
 
 include(CheckLanguage)
 
+# The GPU targets. CUDA: CMake's CMAKE_CUDA_ARCHITECTURES (default 80;90,
+# A100 and H100), checked against `nvcc --list-gpu-arch` before CMake tries
+# the compiler. HIP: KBENCH_HIP_ARCHITECTURES (hipcc --offload-arch), checked
+# against the device libraries the toolchain ships (one
+# oclc_isa_version_<N>.bc per target gfx<N>): Debian's ROCm 5.2 has gfx600 ..
+# gfx90c, gfx940, gfx1010 .. gfx1036, so MI100 (gfx908) and MI200 (gfx90a)
+# but not MI300 (gfx942, ROCm 5.7 or later; gfx940 is a pre-production MI300
+# target). docs/gpu.md has the lists.
+set(KBENCH_HIP_ARCHITECTURES "gfx908;gfx90a" CACHE STRING
+  "AMD GPU targets of the HIP objects (hipcc --offload-arch=...): gfx908 (MI100), gfx90a (MI200); ROCm 5.2 cannot target MI300 (gfx942)")
+
+# Fails configure naming each entry of CMAKE_CUDA_ARCHITECTURES that `nvcc`
+# cannot compile for, with the ones it can.
+function(kbench_check_cuda_architectures nvcc)
+  execute_process(COMMAND "${nvcc}" --list-gpu-arch RESULT_VARIABLE rc OUTPUT_VARIABLE out
+    ERROR_QUIET)
+  if(NOT rc EQUAL 0)
+    return() # an nvcc without --list-gpu-arch: enable_language(CUDA) is the check
+  endif()
+  string(REGEX MATCHALL "compute_[0-9]+" computes "${out}")
+  string(REPLACE "compute_" "" supported "${computes}")
+  foreach(entry IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    if(entry MATCHES "^(all|all-major|native|OFF)$")
+      continue()
+    endif()
+    # 90a-real -> 90: the arch-specific (a) and family (f) variants and the
+    # -real / -virtual forms of an architecture nvcc lists.
+    string(REGEX REPLACE "^([0-9]+)[af]?(-real|-virtual)?$" "\\1" arch "${entry}")
+    if(NOT arch IN_LIST supported)
+      string(REPLACE ";" " " list "${supported}")
+      message(FATAL_ERROR "CMAKE_CUDA_ARCHITECTURES: '${entry}' is not an architecture "
+        "${nvcc} compiles for; it supports: ${list} (e.g. -DCMAKE_CUDA_ARCHITECTURES=\"80;90\")")
+    endif()
+  endforeach()
+endfunction()
+
+# Fails configure naming each entry of KBENCH_HIP_ARCHITECTURES that has no
+# device library here (hipcc could not link code for it), with the targets
+# that have one.
+function(kbench_check_hip_architectures)
+  find_path(KBENCH_HIP_BITCODE_DIR NAMES oclc_isa_version_90a.bc
+    PATHS "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/amdgcn/bitcode" /usr/lib/amdgcn/bitcode
+      /opt/rocm/amdgcn/bitcode /opt/rocm/lib/llvm/lib/clang/amdgcn/bitcode
+    NO_DEFAULT_PATH)
+  mark_as_advanced(KBENCH_HIP_BITCODE_DIR)
+  if(NOT KBENCH_HIP_ARCHITECTURES)
+    message(FATAL_ERROR "KBENCH_HIP_ARCHITECTURES is empty: name the AMD targets to build for, "
+      "e.g. -DKBENCH_HIP_ARCHITECTURES=\"gfx908;gfx90a\"")
+  endif()
+  if(NOT KBENCH_HIP_BITCODE_DIR)
+    message(WARNING "HIP device libraries (oclc_isa_version_*.bc) not found: "
+      "KBENCH_HIP_ARCHITECTURES (${KBENCH_HIP_ARCHITECTURES}) is not checked")
+    return()
+  endif()
+  file(GLOB isa RELATIVE "${KBENCH_HIP_BITCODE_DIR}" "${KBENCH_HIP_BITCODE_DIR}/oclc_isa_version_*.bc")
+  list(TRANSFORM isa REPLACE "^oclc_isa_version_(.*)[.]bc$" "gfx\\1")
+  # gfx600 .. gfx940, then gfx1010 ..
+  set(short "${isa}")
+  set(long "${isa}")
+  list(FILTER short EXCLUDE REGEX "^gfx....$")
+  list(FILTER long INCLUDE REGEX "^gfx....$")
+  list(SORT short)
+  list(SORT long)
+  set(isa ${short} ${long})
+  foreach(entry IN LISTS KBENCH_HIP_ARCHITECTURES)
+    string(REGEX REPLACE ":.*$" "" arch "${entry}") # gfx90a:xnack+ -> gfx90a
+    if(NOT arch IN_LIST isa)
+      string(REPLACE ";" " " list "${isa}")
+      message(FATAL_ERROR "KBENCH_HIP_ARCHITECTURES: '${entry}' is not a target of this HIP "
+        "toolchain (no device library ${KBENCH_HIP_BITCODE_DIR}/oclc_isa_version_*.bc for "
+        "it); it supports: "
+        "${list}. MI300 (gfx942) needs ROCm 5.7 or later.")
+    endif()
+  endforeach()
+endfunction()
+
 # Detection and enabling run at file scope (enable_language may not run in a
 # function): kbench_detect_gpu_toolchains() sets KBENCH_HAVE_CUDA/_HIP,
 # kbench_enable_gpu_backends() fails configure, saying what to install, when
 # a requested backend's toolchain is missing.
 macro(kbench_detect_gpu_toolchains)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES "80;90" CACHE STRING "CUDA architectures to build for")
+    set(CMAKE_CUDA_ARCHITECTURES "80;90" CACHE STRING
+      "CUDA architectures to build for (default 80;90: A100, H100); nvcc --list-gpu-arch lists what the toolkit supports")
+  endif()
+  # Checked before check_language(), which would otherwise reject a bad
+  # entry quietly (no CUDA backend) or with nvcc's own error.
+  if(CMAKE_CUDA_COMPILER)
+    kbench_check_cuda_architectures("${CMAKE_CUDA_COMPILER}")
+  else()
+    find_program(KBENCH_NVCC nvcc)
+    mark_as_advanced(KBENCH_NVCC)
+    if(KBENCH_NVCC)
+      kbench_check_cuda_architectures("${KBENCH_NVCC}")
+    endif()
   endif()
   check_language(CUDA)
   set(KBENCH_HAVE_CUDA OFF)
@@ -42,15 +130,16 @@ macro(kbench_enable_gpu_backends)
     enable_language(CUDA)
     find_package(CUDAToolkit REQUIRED)
   endif()
-  if("hip" IN_LIST KBENCH_BACKENDS AND NOT KBENCH_HAVE_HIP)
-    message(FATAL_ERROR "KBENCH_BACKENDS has 'hip' but hipcc, a C++ compiler and the hip CMake "
-      "package were not all found: install the Debian packages hipcc libamdhip64-dev "
-      "rocm-device-libs g++")
+  if("hip" IN_LIST KBENCH_BACKENDS)
+    if(NOT KBENCH_HAVE_HIP)
+      message(FATAL_ERROR "KBENCH_BACKENDS has 'hip' but hipcc, a C++ compiler and the hip "
+        "CMake package were not all found: install the Debian packages hipcc libamdhip64-dev "
+        "rocm-device-libs g++")
+    endif()
+    kbench_check_hip_architectures()
   endif()
 endmacro()
 
-set(KBENCH_HIP_ARCHITECTURES "gfx90a;gfx940" CACHE STRING
-  "AMD GPU targets of the HIP objects (hipcc --offload-arch)")
 set(KBENCH_GPU_INCLUDE "${PROJECT_SOURCE_DIR}/benchtests/include")
 
 # kbench-<name>-cuda: the kernel's host objects (C sources and reference)
@@ -62,6 +151,11 @@ function(kbench_add_cuda_driver name exe host gpu_source)
     -std=c++17 -Xcompiler=-Wall,-Wextra
     $<$<BOOL:${KBENCH_WERROR}>:-Werror=all-warnings -Xcompiler=-Werror>)
   target_link_libraries(${exe} PRIVATE ${host} kb_backend_cuda)
+  # libcudart and libcublas live in the toolkit, which ld.so may not search
+  # (a GPU box without the ld.so.conf entry would give exit 127): a RUNPATH.
+  set_target_properties(${exe} PROPERTIES
+    BUILD_RPATH "${CUDAToolkit_LIBRARY_DIR}"
+    INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 endfunction()
 
 # kbench-<name>-hip: the same with <name>.cu compiled by hipcc as HIP.
@@ -85,5 +179,8 @@ function(kbench_add_hip_driver name exe host gpu_source)
     VERBATIM)
   add_executable(${exe} "${obj}")
   target_link_libraries(${exe} PRIVATE ${host} kb_backend_hip)
-  set_target_properties(${exe} PROPERTIES LINKER_LANGUAGE CXX)
+  # The HIP runtime's directory (/opt/rocm/lib on AMD's packages), as for CUDA.
+  set_target_properties(${exe} PROPERTIES LINKER_LANGUAGE CXX
+    BUILD_RPATH "$<TARGET_FILE_DIR:hip::amdhip64>"
+    INSTALL_RPATH "$<TARGET_FILE_DIR:hip::amdhip64>")
 endfunction()

@@ -63,7 +63,7 @@ __device__ __forceinline__ void attention_load_kv(typename kb_acc<S>::type *tile
 }
 
 template <typename S, int D>
-__global__ void __launch_bounds__(ATTENTION_THREADS)
+__global__ void KB_LAUNCH_BOUNDS(ATTENTION_THREADS)
     attention_fused_kernel(const S *__restrict__ q, const S *__restrict__ k,
                            const S *__restrict__ v, S *__restrict__ o, int seq,
                            typename kb_acc<S>::type scale) {
@@ -158,32 +158,49 @@ __global__ void __launch_bounds__(ATTENTION_THREADS)
     }
 }
 
-template <typename S, int D> static int attention_fused_launch(const kb_args *a, int bh, int seq) {
+/* Heads [h0, h0 + nh) of the fused kernel: grid y is the head. */
+template <typename S, int D>
+static int attention_fused_launch(const kb_args *a, long long h0, long long nh, int seq) {
     typedef typename kb_acc<S>::type T;
-    const unsigned blocks =
-        (unsigned)((seq + attention_cfg<T, D>::BQ - 1) / attention_cfg<T, D>::BQ);
-    attention_fused_kernel<S, D>
-        <<<dim3(blocks, (unsigned)bh), ATTENTION_THREADS, 0, kb_gpu_stream_of(a)>>>(
-            (const S *)a->in[0], (const S *)a->in[1], (const S *)a->in[2], (S *)a->out[0], seq,
-            T(1.0 / sqrt((double)D)));
-    KB_GPU_CHECK_LAUNCH("attention fused");
+    const size_t at = (size_t)h0 * (size_t)seq * D;
+    const long long blocks = (seq + attention_cfg<T, D>::BQ - 1) / attention_cfg<T, D>::BQ;
+    return kb_gpu_launch("attention fused", attention_fused_kernel<S, D>, kb_dims(blocks, nh),
+                         kb_dims(ATTENTION_THREADS), 0, kb_gpu_stream_of(a),
+                         (const S *)a->in[0] + at, (const S *)a->in[1] + at,
+                         (const S *)a->in[2] + at, (S *)a->out[0] + at, seq,
+                         T(1.0 / sqrt((double)D)));
+}
+
+/* Every head, at most KB_GPU_MAX_GRID_YZ per launch (grid y). */
+template <typename S, int D>
+static int attention_fused_heads(const kb_args *a, long long bh, int seq) {
+    const long long group = kb_gpu_per_launch(bh, bh, KB_GPU_MAX_GRID_YZ);
+    for (long long h0 = 0; h0 < bh; h0 += group) {
+        const long long nh = bh - h0 < group ? bh - h0 : group;
+        const int rc = attention_fused_launch<S, D>(a, h0, nh, seq);
+        if (rc != 0) return rc;
+    }
     return 0;
 }
 
+/* The kernels index positions and head dims as int (plus a tile). */
+#define ATTENTION_MAX_DIM (INT32_MAX / 128)
+
 static int attention_fused_gpu(const kb_args *a) {
-    const int bh = (int)(kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "heads"));
-    const int seq = (int)kb_case_dim(a->c, "seq"), d = (int)kb_case_dim(a->c, "d");
-    if (bh > 65535) return kb_unsupported("%d heads: more than a grid dimension holds", bh);
+    const long long bh = kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "heads");
+    const long long seq = kb_case_dim(a->c, "seq"), d = kb_case_dim(a->c, "d");
+    if (seq < 1 || seq > ATTENTION_MAX_DIM)
+        return kb_unsupported("attention: seq = %lld outside 1 .. %d", seq, ATTENTION_MAX_DIM);
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         switch (d) {
-        case 32: return attention_fused_launch<S, 32>(a, bh, seq);
-        case 64: return attention_fused_launch<S, 64>(a, bh, seq);
-        case 96: return attention_fused_launch<S, 96>(a, bh, seq);
-        case 128: return attention_fused_launch<S, 128>(a, bh, seq);
+        case 32: return attention_fused_heads<S, 32>(a, bh, (int)seq);
+        case 64: return attention_fused_heads<S, 64>(a, bh, (int)seq);
+        case 96: return attention_fused_heads<S, 96>(a, bh, (int)seq);
+        case 128: return attention_fused_heads<S, 128>(a, bh, (int)seq);
         default: break;
         }
-        return kb_unsupported("fused attention handles d = 32, 64, 96 or 128, not %d", d);
+        return kb_unsupported("fused attention handles d = 32, 64, 96 or 128, not %lld", d);
     });
 }
 
@@ -198,7 +215,7 @@ static int attention_fused_gpu(const kb_args *a) {
  * between heads. A 64 x 64 tile per block, 8 x 2 outputs per thread, A and B
  * staged 32 reduction steps at a time in shared memory (B swizzled). */
 template <typename TA, typename TB, typename TC, bool B_T>
-__global__ void __launch_bounds__(ATTENTION_THREADS)
+__global__ void KB_LAUNCH_BOUNDS(ATTENTION_THREADS)
     attention_gemm(const TA *__restrict__ a, const TB *__restrict__ b, TC *__restrict__ c, int m,
                    int n, int kd, int lda, int ldb, int ldc, size_t sa, size_t sb, size_t sc,
                    typename kb_acc<TB>::type alpha) {
@@ -254,7 +271,8 @@ __global__ void __launch_bounds__(ATTENTION_THREADS)
 }
 
 /* P = softmax(S) in place, one block per row of n scores held in registers. */
-template <typename T, int V, int VPT> __global__ void attention_softmax_rows(T *s, int n) {
+template <typename T, int V, int VPT>
+__global__ void KB_ROW_LAUNCH_BOUNDS(T, V, VPT) attention_softmax_rows(T *s, int n) {
     __shared__ T scratch[32];
     T *row_s = s + (size_t)blockIdx.x * (size_t)n;
     kb_row<T, V, VPT> row;
@@ -268,54 +286,72 @@ template <typename T, int V, int VPT> __global__ void attention_softmax_rows(T *
     });
 }
 
-template <typename T> static int attention_softmax(const kb_args *a, T *s, size_t rows, int n) {
-    constexpr int W = kb_vec<T>::n;
-    auto launch = [&](auto shape, unsigned threads) {
+template <typename T>
+static int attention_softmax(const kb_args *a, T *s, long long rows, long long n) {
+    return kb_row_launch<T, T>(n, [&](auto shape, int threads) {
         typedef decltype(shape) sh;
-        attention_softmax_rows<T, sh::v, sh::vpt>
-            <<<(unsigned)rows, threads, 0, kb_gpu_stream_of(a)>>>(s, n);
-        KB_GPU_CHECK_LAUNCH("attention softmax");
-        return 0;
-    };
-    return n % W == 0 ? kb__row_launch<W>(n, launch) : kb__row_launch<1>(n, launch);
+        return kb_gpu_launch("attention softmax", attention_softmax_rows<T, sh::v, sh::vpt>,
+                             kb_dims(rows), kb_dims(threads), 0, kb_gpu_stream_of(a), s, (int)n);
+    });
 }
 
-template <typename S> static int attention_unfused_run(const kb_args *a, int bh, int seq, int d) {
+/* Heads per round of the unfused kernels: as many as the workspace holds
+ * scores for, within grid z (heads) and grid x of the softmax (their rows). */
+static long long attention_group(size_t workspace, size_t per_head, long long bh, long long seq) {
+    const long long rows = KB_GPU_MAX_GRID_X / seq;
+    return kb_gpu_per_launch(bh, (long long)(workspace / per_head),
+                             rows < KB_GPU_MAX_GRID_YZ ? rows : KB_GPU_MAX_GRID_YZ);
+}
+
+/* The three kernels over heads [h0, h0 + nb). */
+template <typename S>
+static int attention_unfused_round(const kb_args *a, long long h0, long long nb, int seq, int d) {
     typedef typename kb_acc<S>::type T;
-    const size_t per_head = (size_t)seq * seq * sizeof(T), hd = (size_t)seq * d;
-    size_t group = a->workspace_bytes / per_head;
-    group = group > (size_t)bh ? (size_t)bh : (group > 65535 ? 65535 : group);
-    if (group == 0) return kb_unsupported("workspace too small for one head's scores");
-    constexpr int W = kb_vec<T>::n; /* as attention_softmax loads a row */
-    if (!(seq % W == 0 ? kb__row_fits<W>(seq) : kb__row_fits<1>(seq)))
-        return kb_unsupported("unfused: score rows of %d elements exceed one block's registers",
-                              seq);
-    const S *q = (const S *)a->in[0], *k = (const S *)a->in[1], *v = (const S *)a->in[2];
-    S *o = (S *)a->out[0];
+    const size_t hd = (size_t)seq * d, at = (size_t)h0 * hd, ss = (size_t)seq * seq;
+    const S *q = (const S *)a->in[0] + at, *k = (const S *)a->in[1] + at;
+    const S *v = (const S *)a->in[2] + at;
+    S *o = (S *)a->out[0] + at;
     T *s = (T *)a->workspace;
-    const unsigned tiles_s = (unsigned)((seq + ATTENTION_GM - 1) / ATTENTION_GM);
-    const unsigned tiles_d = (unsigned)((d + ATTENTION_GM - 1) / ATTENTION_GM);
-    for (size_t h0 = 0; h0 < (size_t)bh; h0 += group) {
-        const unsigned nb = (unsigned)((size_t)bh - h0 < group ? (size_t)bh - h0 : group);
-        attention_gemm<S, S, T, true>
-            <<<dim3(tiles_s, tiles_s, nb), ATTENTION_THREADS, 0, kb_gpu_stream_of(a)>>>(
-                q + h0 * hd, k + h0 * hd, s, seq, seq, d, d, d, seq, hd, hd, (size_t)seq * seq,
-                T(1.0 / sqrt((double)d)));
-        KB_GPU_CHECK_LAUNCH("attention scores");
-        int rc = attention_softmax<T>(a, s, (size_t)nb * seq, seq);
+    const long long tiles_s = (seq + ATTENTION_GM - 1) / ATTENTION_GM;
+    const long long tiles_d = (d + ATTENTION_GM - 1) / ATTENTION_GM;
+    const kb_gpu_stream st = kb_gpu_stream_of(a);
+    int rc = kb_gpu_launch("attention scores", attention_gemm<S, S, T, true>,
+                           kb_dims(tiles_s, tiles_s, nb), kb_dims(ATTENTION_THREADS), 0, st, q, k,
+                           s, seq, seq, d, d, d, seq, hd, hd, ss, T(1.0 / sqrt((double)d)));
+    if (rc == 0) rc = attention_softmax<T>(a, s, nb * seq, seq);
+    if (rc == 0)
+        rc = kb_gpu_launch("attention P V", attention_gemm<T, S, S, false>,
+                           kb_dims(tiles_d, tiles_s, nb), kb_dims(ATTENTION_THREADS), 0, st, s, v,
+                           o, seq, d, seq, seq, d, d, ss, hd, hd, T(1));
+    return rc;
+}
+
+template <typename S>
+static int attention_unfused_run(const kb_args *a, long long bh, long long seq, long long d) {
+    typedef typename kb_acc<S>::type T;
+    constexpr int W = kb_vec<T>::n; /* as attention_softmax loads a row */
+    const long long longest = kb_row_max(seq % W == 0 ? W : 1, (int)sizeof(T));
+    if (seq > longest)
+        return kb_unsupported("unfused: score rows of %lld elements, one %s block holds at most "
+                              "%lld in registers",
+                              seq, KB_GPU_BACKEND, longest);
+    const long long group =
+        attention_group(a->workspace_bytes, (size_t)seq * seq * sizeof(T), bh, seq);
+    if (group < 1) return kb_unsupported("workspace too small for one head's scores");
+    for (long long h0 = 0; h0 < bh; h0 += group) {
+        const long long nb = bh - h0 < group ? bh - h0 : group;
+        const int rc = attention_unfused_round<S>(a, h0, nb, (int)seq, (int)d);
         if (rc != 0) return rc;
-        attention_gemm<T, S, S, false>
-            <<<dim3(tiles_d, tiles_s, nb), ATTENTION_THREADS, 0, kb_gpu_stream_of(a)>>>(
-                s, v + h0 * hd, o + h0 * hd, seq, d, seq, seq, d, d, (size_t)seq * seq, hd, hd,
-                T(1));
-        KB_GPU_CHECK_LAUNCH("attention P V");
     }
     return 0;
 }
 
 static int attention_unfused_gpu(const kb_args *a) {
-    const int bh = (int)(kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "heads"));
-    const int seq = (int)kb_case_dim(a->c, "seq"), d = (int)kb_case_dim(a->c, "d");
+    const long long bh = kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "heads");
+    const long long seq = kb_case_dim(a->c, "seq"), d = kb_case_dim(a->c, "d");
+    if (seq < 1 || seq > ATTENTION_MAX_DIM || d < 1 || d > ATTENTION_MAX_DIM)
+        return kb_unsupported("attention: seq = %lld, d = %lld: each must be in 1 .. %d", seq, d,
+                              ATTENTION_MAX_DIM);
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         return attention_unfused_run<S>(a, bh, seq, d);

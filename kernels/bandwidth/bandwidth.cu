@@ -14,9 +14,12 @@ __device__ __forceinline__ double bandwidth_fma(double x, double y, double z) {
     return fma(x, y, z);
 }
 
+#define BANDWIDTH_THREADS 256
+
 template <typename S, bool TRIAD>
-__global__ void bandwidth_stream(const S *__restrict__ a, const S *__restrict__ b,
-                                 S *__restrict__ y, size_t n) {
+__global__ void KB_LAUNCH_BOUNDS(BANDWIDTH_THREADS)
+    bandwidth_stream(const S *__restrict__ a, const S *__restrict__ b, S *__restrict__ y,
+                     size_t n) {
     constexpr int V = kb_vec<S>::n;
     const size_t nv = n / V, stride = (size_t)gridDim.x * blockDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -34,16 +37,15 @@ __global__ void bandwidth_stream(const S *__restrict__ a, const S *__restrict__ 
 }
 
 template <typename S> static int bandwidth_launch(const kb_args *a, size_t n, bool triad) {
-    const unsigned threads = 256, blocks = kb_gpu_grid(n / kb_vec<S>::n + 1, threads);
+    const kb_gpu_dims grid = kb_dims(kb_gpu_grid(n / kb_vec<S>::n + 1, BANDWIDTH_THREADS));
     const S *x = (const S *)a->in[0];
     S *y = (S *)a->out[0];
     if (triad)
-        bandwidth_stream<S, true>
-            <<<blocks, threads, 0, kb_gpu_stream_of(a)>>>(x, (const S *)a->in[1], y, n);
-    else
-        bandwidth_stream<S, false><<<blocks, threads, 0, kb_gpu_stream_of(a)>>>(x, nullptr, y, n);
-    KB_GPU_CHECK_LAUNCH(triad ? "bandwidth triad" : "bandwidth copy");
-    return 0;
+        return kb_gpu_launch("bandwidth triad", bandwidth_stream<S, true>, grid,
+                             kb_dims(BANDWIDTH_THREADS), 0, kb_gpu_stream_of(a), x,
+                             (const S *)a->in[1], y, n);
+    return kb_gpu_launch("bandwidth copy", bandwidth_stream<S, false>, grid,
+                         kb_dims(BANDWIDTH_THREADS), 0, kb_gpu_stream_of(a), x, nullptr, y, n);
 }
 
 static int bandwidth_gpu(const kb_args *a) {

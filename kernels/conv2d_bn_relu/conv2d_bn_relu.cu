@@ -16,12 +16,13 @@
 
 #include "kb/gpu.h"
 
-#define CONV2D_BN_RELU_TX  32 /* output columns per block (threads in x) */
-#define CONV2D_BN_RELU_TY  8  /* threads in y */
-#define CONV2D_BN_RELU_RY  2  /* output rows per thread */
-#define CONV2D_BN_RELU_TH  (CONV2D_BN_RELU_TY * CONV2D_BN_RELU_RY)
-#define CONV2D_BN_RELU_COB 8 /* output channels per block */
-#define CONV2D_BN_RELU_CIB 4 /* input channels per shared-memory stage */
+#define CONV2D_BN_RELU_TX      32 /* output columns per block (threads in x) */
+#define CONV2D_BN_RELU_TY      8  /* threads in y */
+#define CONV2D_BN_RELU_RY      2  /* output rows per thread */
+#define CONV2D_BN_RELU_TH      (CONV2D_BN_RELU_TY * CONV2D_BN_RELU_RY)
+#define CONV2D_BN_RELU_COB     8   /* output channels per block */
+#define CONV2D_BN_RELU_CIB     4   /* input channels per shared-memory stage */
+#define CONV2D_BN_RELU_THREADS 256 /* the elementwise kernels' blocks */
 
 struct conv2d_bn_relu_dims {
     int n, cin, cout, h, w;
@@ -61,7 +62,7 @@ conv2d_bn_relu_stage(const S *__restrict__ xi, const WT *__restrict__ w, conv2d_
  * (S for y, the arithmetic type T for z). Grid: (row tiles x column tiles,
  * output channel groups, images). */
 template <typename S, typename WT, typename O, bool RELU>
-__global__ void __launch_bounds__(CONV2D_BN_RELU_TX *CONV2D_BN_RELU_TY)
+__global__ void KB_LAUNCH_BOUNDS(CONV2D_BN_RELU_TX *CONV2D_BN_RELU_TY)
     conv2d_bn_relu_conv(const S *__restrict__ x, const WT *__restrict__ w, const WT *__restrict__ b,
                         O *__restrict__ out, conv2d_bn_relu_dims d) {
     typedef typename kb_acc<S>::type T;
@@ -119,10 +120,11 @@ __global__ void __launch_bounds__(CONV2D_BN_RELU_TX *CONV2D_BN_RELU_TY)
 /* BN folded into the conv: wf = w s, bf = (b - mean) s + beta, s = gamma /
  * sqrt(var + eps); k = cin * 9 weights per output channel. */
 template <typename S, typename T>
-__global__ void conv2d_bn_relu_fold(const S *__restrict__ w, const S *__restrict__ b,
-                                    const S *__restrict__ gamma, const S *__restrict__ beta,
-                                    const S *__restrict__ mean, const S *__restrict__ var,
-                                    T *__restrict__ wf, T *__restrict__ bf, int cout, int k) {
+__global__ void KB_LAUNCH_BOUNDS(CONV2D_BN_RELU_THREADS)
+    conv2d_bn_relu_fold(const S *__restrict__ w, const S *__restrict__ b,
+                        const S *__restrict__ gamma, const S *__restrict__ beta,
+                        const S *__restrict__ mean, const S *__restrict__ var, T *__restrict__ wf,
+                        T *__restrict__ bf, int cout, int k) {
     const size_t n = (size_t)cout * k, stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         const int co = (int)(i / k);
@@ -135,9 +137,10 @@ __global__ void conv2d_bn_relu_fold(const S *__restrict__ w, const S *__restrict
 /* The unfused BN pass over z in place: plane p (image, channel) at
  * blockIdx.y + multiples of gridDim.y, its hw elements grid-strided in x. */
 template <typename S, typename T>
-__global__ void conv2d_bn_relu_bn(T *__restrict__ z, const S *__restrict__ gamma,
-                                  const S *__restrict__ beta, const S *__restrict__ mean,
-                                  const S *__restrict__ var, int cout, size_t planes, size_t hw) {
+__global__ void KB_LAUNCH_BOUNDS(CONV2D_BN_RELU_THREADS)
+    conv2d_bn_relu_bn(T *__restrict__ z, const S *__restrict__ gamma, const S *__restrict__ beta,
+                      const S *__restrict__ mean, const S *__restrict__ var, int cout,
+                      size_t planes, size_t hw) {
     for (size_t p = blockIdx.y; p < planes; p += gridDim.y) {
         const int co = (int)(p % cout);
         const T s = kb_widen(gamma[co]) / kb_sqrt(kb_widen(var[co]) + T(CONV2D_BN_RELU_EPS));
@@ -151,7 +154,8 @@ __global__ void conv2d_bn_relu_bn(T *__restrict__ z, const S *__restrict__ gamma
 
 /* The unfused ReLU pass: y = max(z, 0), rounded to S. */
 template <typename S, typename T>
-__global__ void conv2d_bn_relu_relu(const T *__restrict__ z, S *__restrict__ y, size_t n) {
+__global__ void KB_LAUNCH_BOUNDS(CONV2D_BN_RELU_THREADS)
+    conv2d_bn_relu_relu(const T *__restrict__ z, S *__restrict__ y, size_t n) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         const T v = z[i];
@@ -159,32 +163,38 @@ __global__ void conv2d_bn_relu_relu(const T *__restrict__ z, S *__restrict__ y, 
     }
 }
 
-static conv2d_bn_relu_dims conv2d_bn_relu_dims_of(const kb_case *c) {
-    return conv2d_bn_relu_dims{(int)kb_case_dim(c, "n"), (int)kb_case_dim(c, "cin"),
-                               (int)kb_case_dim(c, "cout"), (int)kb_case_dim(c, "h"),
-                               (int)kb_case_dim(c, "w")};
+/* 0 and the case's dims, or kb_unsupported() for one the kernels cannot
+ * index (they take int dims and cin * 9 weights per output channel). */
+static int conv2d_bn_relu_dims_of(const kb_args *a, conv2d_bn_relu_dims *d) {
+    int rc = kb_gpu_dim_int(a, "n", &d->n);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "cin", &d->cin);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "cout", &d->cout);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "h", &d->h);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "w", &d->w);
+    if (rc == 0 && d->cin > INT32_MAX / 9)
+        return kb_unsupported("conv2d_bn_relu: cin = %d, the kernels take at most %d", d->cin,
+                              INT32_MAX / 9);
+    return rc;
 }
 
-/* Launches the conv for S with weights and bias of type WT, output O. */
+/* Launches the conv for S with weights and bias of type WT, output O. Grid:
+ * (row tiles x column tiles, output channel groups, images). */
 template <typename S, typename WT, typename O, bool RELU>
 static int conv2d_bn_relu_launch_conv(const kb_args *a, const WT *w, const WT *b, O *out,
                                       conv2d_bn_relu_dims d) {
-    const unsigned tiles = (unsigned)(((d.w + CONV2D_BN_RELU_TX - 1) / CONV2D_BN_RELU_TX) *
-                                      ((d.h + CONV2D_BN_RELU_TH - 1) / CONV2D_BN_RELU_TH));
-    const dim3 grid(tiles, (unsigned)((d.cout + CONV2D_BN_RELU_COB - 1) / CONV2D_BN_RELU_COB),
-                    (unsigned)d.n);
-    if (grid.y > 65535u || grid.z > 65535u)
-        return kb_unsupported("cout %d, n %d: more channel groups or images than grid y/z hold",
-                              d.cout, d.n);
-    const dim3 block(CONV2D_BN_RELU_TX, CONV2D_BN_RELU_TY);
-    conv2d_bn_relu_conv<S, WT, O, RELU>
-        <<<grid, block, 0, kb_gpu_stream_of(a)>>>((const S *)a->in[0], w, b, out, d);
-    KB_GPU_CHECK_LAUNCH("conv2d_bn_relu conv");
-    return 0;
+    const long long tiles = ((long long)(d.w + CONV2D_BN_RELU_TX - 1) / CONV2D_BN_RELU_TX) *
+                            ((d.h + CONV2D_BN_RELU_TH - 1) / CONV2D_BN_RELU_TH);
+    const long long groups = ((long long)d.cout + CONV2D_BN_RELU_COB - 1) / CONV2D_BN_RELU_COB;
+    return kb_gpu_launch("conv2d_bn_relu conv", conv2d_bn_relu_conv<S, WT, O, RELU>,
+                         kb_dims(tiles, groups, d.n), kb_dims(CONV2D_BN_RELU_TX, CONV2D_BN_RELU_TY),
+                         0, kb_gpu_stream_of(a), (const S *)a->in[0], w, b, out, d);
 }
 
+/* z = conv + bias into the workspace, BN in place, y = ReLU(z). */
 static int conv2d_bn_relu_unfused_gpu(const kb_args *a) {
-    const conv2d_bn_relu_dims d = conv2d_bn_relu_dims_of(a->c);
+    conv2d_bn_relu_dims d = {};
+    const int rc = conv2d_bn_relu_dims_of(a, &d);
+    if (rc != 0) return rc;
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         typedef typename kb_acc<S>::type T;
@@ -196,24 +206,29 @@ static int conv2d_bn_relu_unfused_gpu(const kb_args *a) {
         }
         T *z = (T *)a->workspace;
         const S *const *in = (const S *const *)a->in;
-        int rc = conv2d_bn_relu_launch_conv<S, S, T, false>(a, in[1], in[2], z, d);
-        if (rc != 0) return rc;
-        const unsigned threads = 256;
-        const dim3 grid(
-            (unsigned)((hw + threads - 1) / threads < 64 ? (hw + threads - 1) / threads : 64),
-            (unsigned)(planes < 65535 ? planes : 65535));
-        conv2d_bn_relu_bn<S, T><<<grid, threads, 0, kb_gpu_stream_of(a)>>>(
-            z, in[3], in[4], in[5], in[6], d.cout, planes, hw);
-        KB_GPU_CHECK_LAUNCH("conv2d_bn_relu bn");
-        conv2d_bn_relu_relu<S, T>
-            <<<kb_gpu_grid(n, threads), threads, 0, kb_gpu_stream_of(a)>>>(z, (S *)a->out[0], n);
-        KB_GPU_CHECK_LAUNCH("conv2d_bn_relu relu");
-        return 0;
+        const kb_gpu_stream st = kb_gpu_stream_of(a);
+        const kb_gpu_dims threads = kb_dims(CONV2D_BN_RELU_THREADS);
+        const size_t xblocks = (hw + CONV2D_BN_RELU_THREADS - 1) / CONV2D_BN_RELU_THREADS;
+        const long long py = (long long)(planes < 65535 ? planes : 65535);
+        int err = conv2d_bn_relu_launch_conv<S, S, T, false>(a, in[1], in[2], z, d);
+        if (err == 0)
+            err = kb_gpu_launch("conv2d_bn_relu bn", conv2d_bn_relu_bn<S, T>,
+                                kb_dims(xblocks < 64 ? (long long)xblocks : 64, py), threads, 0, st,
+                                z, in[3], in[4], in[5], in[6], d.cout, planes, hw);
+        if (err == 0)
+            err = kb_gpu_launch("conv2d_bn_relu relu", conv2d_bn_relu_relu<S, T>,
+                                kb_dims(kb_gpu_grid(n, CONV2D_BN_RELU_THREADS)), threads, 0, st, z,
+                                (S *)a->out[0], n);
+        return err;
     });
 }
 
+/* BN folded into the weights and bias (workspace), then the conv with the
+ * ReLU in its epilogue. */
 static int conv2d_bn_relu_folded_gpu(const kb_args *a) {
-    const conv2d_bn_relu_dims d = conv2d_bn_relu_dims_of(a->c);
+    conv2d_bn_relu_dims d = {};
+    const int rc = conv2d_bn_relu_dims_of(a, &d);
+    if (rc != 0) return rc;
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         typedef typename kb_acc<S>::type T;
@@ -226,10 +241,11 @@ static int conv2d_bn_relu_folded_gpu(const kb_args *a) {
         }
         T *wf = (T *)a->workspace, *bf = (T *)((char *)a->workspace + wbytes);
         const S *const *in = (const S *const *)a->in;
-        const unsigned threads = 256;
-        conv2d_bn_relu_fold<S, T><<<kb_gpu_grid(nw, threads), threads, 0, kb_gpu_stream_of(a)>>>(
-            in[1], in[2], in[3], in[4], in[5], in[6], wf, bf, d.cout, (int)k);
-        KB_GPU_CHECK_LAUNCH("conv2d_bn_relu fold");
+        const int err = kb_gpu_launch(
+            "conv2d_bn_relu fold", conv2d_bn_relu_fold<S, T>,
+            kb_dims(kb_gpu_grid(nw, CONV2D_BN_RELU_THREADS)), kb_dims(CONV2D_BN_RELU_THREADS), 0,
+            kb_gpu_stream_of(a), in[1], in[2], in[3], in[4], in[5], in[6], wf, bf, d.cout, (int)k);
+        if (err != 0) return err;
         return conv2d_bn_relu_launch_conv<S, T, S, true>(a, wf, bf, (S *)a->out[0], d);
     });
 }

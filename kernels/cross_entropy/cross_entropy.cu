@@ -53,9 +53,15 @@ __device__ void cross_entropy_row_stats(const S *__restrict__ x, int n, T *scrat
     sum = kb_block_reduce(s * kb_exp(m - max), scratch, kb_op_sum(), T(0));
 }
 
+/* Blocks of up to 1024 threads, one per multiprocessor at least: fp64 would
+ * spill in the 32 registers of two (KB_LAUNCH_BOUNDS_MIN). */
+#define CROSS_ENTROPY_ROW_THREADS  1024 /* at most, per row block */
+#define CROSS_ENTROPY_MEAN_THREADS 1024
+
 template <typename S, int V>
-__global__ void cross_entropy_fused_rows(const S *__restrict__ logits, const S *__restrict__ labels,
-                                         int n, typename kb_acc<S>::type *__restrict__ row_loss) {
+__global__ void KB_LAUNCH_BOUNDS_MIN(CROSS_ENTROPY_ROW_THREADS, 1)
+    cross_entropy_fused_rows(const S *__restrict__ logits, const S *__restrict__ labels, int n,
+                             typename kb_acc<S>::type *__restrict__ row_loss) {
     typedef typename kb_acc<S>::type T;
     __shared__ T scratch[32];
     const S *x = logits + (size_t)blockIdx.x * (size_t)n;
@@ -68,8 +74,9 @@ __global__ void cross_entropy_fused_rows(const S *__restrict__ logits, const S *
 }
 
 template <typename S, int V>
-__global__ void cross_entropy_softmax(const S *__restrict__ logits, int n,
-                                      typename kb_acc<S>::type *__restrict__ probs) {
+__global__ void KB_LAUNCH_BOUNDS_MIN(CROSS_ENTROPY_ROW_THREADS, 1)
+    cross_entropy_softmax(const S *__restrict__ logits, int n,
+                          typename kb_acc<S>::type *__restrict__ probs) {
     typedef typename kb_acc<S>::type T;
     __shared__ T scratch[32];
     const S *x = logits + (size_t)blockIdx.x * (size_t)n;
@@ -101,7 +108,8 @@ template <typename S, typename T> struct cross_entropy_nll {
 };
 
 template <typename S, typename Row>
-__global__ void cross_entropy_mean(int batch, Row row, S *__restrict__ loss) {
+__global__ void KB_LAUNCH_BOUNDS_MIN(CROSS_ENTROPY_MEAN_THREADS, 1)
+    cross_entropy_mean(int batch, Row row, S *__restrict__ loss) {
     typedef typename kb_acc<S>::type T;
     __shared__ T scratch[32];
     T acc = T(0);
@@ -110,52 +118,66 @@ __global__ void cross_entropy_mean(int batch, Row row, S *__restrict__ loss) {
     if (threadIdx.x == 0) loss[0] = kb_store<S>::from(acc / T(batch));
 }
 
-#define CROSS_ENTROPY_MEAN_THREADS 1024
+#define CROSS_ENTROPY_MAX_DIM (INT32_MAX - 16 * CROSS_ENTROPY_ROW_THREADS)
 
 /* Threads per row block: whole 64-lane groups, about two loads each. */
 static unsigned cross_entropy_threads(int loads) {
     unsigned t = (unsigned)((loads + 1) / 2 + 63) / 64 * 64;
-    return t < 64 ? 64 : (t > 1024 ? 1024 : t);
+    return t < 64 ? 64 : (t > CROSS_ENTROPY_ROW_THREADS ? CROSS_ENTROPY_ROW_THREADS : t);
 }
 
-template <typename S, int V> static int cross_entropy_launch(const kb_args *a, int fused) {
+template <typename S, int V>
+static int cross_entropy_launch(const kb_args *a, int batch, int n, int fused) {
     typedef typename kb_acc<S>::type T;
-    const int batch = (int)kb_case_dim(a->c, "batch"), n = (int)kb_case_dim(a->c, "classes");
     /* [batch] row losses (room for doubles), then the unfused probabilities */
     const size_t need =
         (size_t)batch * sizeof(double) + (fused ? 0 : (size_t)batch * n * sizeof(T));
     if (a->workspace_bytes < need)
         return kb_unsupported("cross_entropy: workspace of %zu bytes, %zu needed",
                               a->workspace_bytes, need);
-    const unsigned threads = cross_entropy_threads((n + V - 1) / V);
+    const kb_gpu_dims rows = kb_dims(batch),
+                      threads = kb_dims(cross_entropy_threads((n + V - 1) / V));
+    const kb_gpu_dims one = kb_dims(1), mean_threads = kb_dims(CROSS_ENTROPY_MEAN_THREADS);
     const S *logits = (const S *)a->in[0], *labels = (const S *)a->in[1];
     T *row_loss = (T *)a->workspace;
     T *probs = (T *)((char *)a->workspace + (size_t)batch * sizeof(double));
-    kb_gpu_stream stream = kb_gpu_stream_of(a);
+    S *loss = (S *)a->out[0];
+    kb_gpu_stream st = kb_gpu_stream_of(a);
+    int rc;
     if (fused) {
-        cross_entropy_fused_rows<S, V><<<batch, threads, 0, stream>>>(logits, labels, n, row_loss);
-        KB_GPU_CHECK_LAUNCH("cross_entropy_fused_rows");
-        cross_entropy_mean<S><<<1, CROSS_ENTROPY_MEAN_THREADS, 0, stream>>>(
-            batch, cross_entropy_stored<T>{row_loss}, (S *)a->out[0]);
+        rc = kb_gpu_launch("cross_entropy_fused_rows", cross_entropy_fused_rows<S, V>, rows,
+                           threads, 0, st, logits, labels, n, row_loss);
+        if (rc == 0)
+            rc = kb_gpu_launch("cross_entropy_mean", cross_entropy_mean<S, cross_entropy_stored<T>>,
+                               one, mean_threads, 0, st, batch, cross_entropy_stored<T>{row_loss},
+                               loss);
     } else {
-        cross_entropy_softmax<S, V><<<batch, threads, 0, stream>>>(logits, n, probs);
-        KB_GPU_CHECK_LAUNCH("cross_entropy_softmax");
-        cross_entropy_mean<S><<<1, CROSS_ENTROPY_MEAN_THREADS, 0, stream>>>(
-            batch, cross_entropy_nll<S, T>{probs, labels, n}, (S *)a->out[0]);
+        rc = kb_gpu_launch("cross_entropy_softmax", cross_entropy_softmax<S, V>, rows, threads, 0,
+                           st, logits, n, probs);
+        if (rc == 0)
+            rc = kb_gpu_launch("cross_entropy_mean", cross_entropy_mean<S, cross_entropy_nll<S, T>>,
+                               one, mean_threads, 0, st, batch,
+                               cross_entropy_nll<S, T>{probs, labels, n}, loss);
     }
-    KB_GPU_CHECK_LAUNCH("cross_entropy_mean");
-    return 0;
+    return rc;
 }
 
 /* 16-byte loads when a row is a whole number of them (rows then stay
  * aligned), else one element per load. */
 static int cross_entropy_gpu(const kb_args *a, int fused) {
-    const int n = (int)kb_case_dim(a->c, "classes");
+    int batch = 0, n = 0;
+    int rc = kb_gpu_dim_int(a, "batch", &batch);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "classes", &n);
+    if (rc != 0) return rc;
+    /* the kernels' int loops step past the end by up to a block's loads */
+    if (batch > CROSS_ENTROPY_MAX_DIM || n > CROSS_ENTROPY_MAX_DIM)
+        return kb_unsupported("cross_entropy: batch %d, classes %d: each at most %d", batch, n,
+                              CROSS_ENTROPY_MAX_DIM);
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         constexpr int W = kb_vec<S>::n;
-        return n % W == 0 ? cross_entropy_launch<S, W>(a, fused)
-                          : cross_entropy_launch<S, 1>(a, fused);
+        return n % W == 0 ? cross_entropy_launch<S, W>(a, batch, n, fused)
+                          : cross_entropy_launch<S, 1>(a, batch, n, fused);
     });
 }
 

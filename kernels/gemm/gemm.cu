@@ -23,8 +23,12 @@ struct gemm_dims {
     int m, n, k;
 };
 
-static gemm_dims gemm_dims_of(const kb_args *a) {
-    return {(int)kb_case_dim(a->c, "m"), (int)kb_case_dim(a->c, "n"), (int)kb_case_dim(a->c, "k")};
+/* 0 and the case's dims, or kb_unsupported() for one the kernels cannot index. */
+static int gemm_dims_of(const kb_args *a, gemm_dims *d) {
+    int rc = kb_gpu_dim_int(a, "m", &d->m);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "n", &d->n);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "k", &d->k);
+    return rc;
 }
 
 /* alpha * v + beta * c0[r][col]. */
@@ -38,7 +42,9 @@ template <typename S> struct gemm_ep {
 };
 
 static int gemm_blocked(const kb_args *a) {
-    const gemm_dims d = gemm_dims_of(a);
+    gemm_dims d = {};
+    const int rc = gemm_dims_of(a, &d);
+    if (rc != 0) return rc;
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         return kb_gpu_gemm_run<S>(d.m, d.n, d.k, (const S *)a->in[0], (const S *)a->in[1],
@@ -77,7 +83,9 @@ static cublasHandle_t gemm_cublas_handle(void) {
 }
 
 static int gemm_vendor(const kb_args *a) {
-    const gemm_dims d = gemm_dims_of(a);
+    gemm_dims d = {};
+    const int rc = gemm_dims_of(a, &d);
+    if (rc != 0) return rc;
     cublasHandle_t h = gemm_cublas_handle();
     if (!h) {
         fprintf(stderr, "gemm: cublasCreate failed\n");

@@ -7,8 +7,9 @@
 #include "kb/gpu.h"
 
 template <typename S, int V, int VPT>
-__global__ void layernorm_rows(const S *__restrict__ x, const S *__restrict__ gamma,
-                               const S *__restrict__ beta, S *__restrict__ y, int n) {
+__global__ void KB_ROW_LAUNCH_BOUNDS(S, V, VPT)
+    layernorm_rows(const S *__restrict__ x, const S *__restrict__ gamma, const S *__restrict__ beta,
+                   S *__restrict__ y, int n) {
     typedef kb_row<S, V, VPT> row_t;
     typedef typename row_t::T T;
     __shared__ T scratch[32];
@@ -28,15 +29,16 @@ __global__ void layernorm_rows(const S *__restrict__ x, const S *__restrict__ ga
 }
 
 static int layernorm_gpu(const kb_args *a) {
-    const size_t rows = (size_t)(kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "seq"));
-    const int n = (int)kb_case_dim(a->c, "hidden");
-    auto launch = [&](auto t, auto shape, unsigned threads) {
+    const long long rows = kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "seq");
+    const long long n = kb_case_dim(a->c, "hidden");
+    auto launch = [&](auto t, auto shape, int threads) {
         typedef typename decltype(t)::type S;
         typedef decltype(shape) sh;
-        layernorm_rows<S, sh::v, sh::vpt><<<(unsigned)rows, threads, 0, kb_gpu_stream_of(a)>>>(
-            (const S *)a->in[0], (const S *)a->in[1], (const S *)a->in[2], (S *)a->out[0], n);
+        return kb_gpu_launch("layernorm", layernorm_rows<S, sh::v, sh::vpt>, kb_dims(rows),
+                             kb_dims(threads), 0, kb_gpu_stream_of(a), (const S *)a->in[0],
+                             (const S *)a->in[1], (const S *)a->in[2], (S *)a->out[0], (int)n);
     };
-    return kb_gpu_rows(a, n, launch, "layernorm");
+    return kb_gpu_rows(a, n, launch);
 }
 
 KB_GPU_REGISTER_IMPL("default", layernorm_gpu);

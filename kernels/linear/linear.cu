@@ -28,9 +28,12 @@ template <typename S, typename Act> struct linear_ep {
     }
 };
 
+#define LINEAR_THREADS 256
+
 /* y[r][j] += b[j] over rows x n elements, grid-stride. */
 template <typename S>
-__global__ void linear_bias(S *__restrict__ y, const S *__restrict__ b, size_t total, int n) {
+__global__ void KB_LAUNCH_BOUNDS(LINEAR_THREADS)
+    linear_bias(S *__restrict__ y, const S *__restrict__ b, size_t total, int n) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride)
         y[i] = kb_store<S>::from(kb_widen(y[i]) + kb_widen(b[i % (size_t)n]));
@@ -38,7 +41,8 @@ __global__ void linear_bias(S *__restrict__ y, const S *__restrict__ b, size_t t
 
 /* y[i] = act(y[i]), grid-stride. */
 template <typename S, typename Act>
-__global__ void linear_act(S *__restrict__ y, size_t total, Act act) {
+__global__ void KB_LAUNCH_BOUNDS(LINEAR_THREADS)
+    linear_act(S *__restrict__ y, size_t total, Act act) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride)
         y[i] = kb_store<S>::from(act(kb_widen(y[i])));
@@ -48,9 +52,13 @@ struct linear_dims {
     int tokens, in, out, act;
 };
 
-static linear_dims linear_dims_of(const kb_args *a) {
-    return {(int)kb_case_dim(a->c, "tokens"), (int)kb_case_dim(a->c, "in"),
-            (int)kb_case_dim(a->c, "out"), (int)kb_case_dim(a->c, "act")};
+/* 0 and the case's dims, or kb_unsupported() for one the kernels cannot index. */
+static int linear_dims_of(const kb_args *a, linear_dims *d) {
+    int rc = kb_gpu_dim_int(a, "tokens", &d->tokens);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "in", &d->in);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "out", &d->out);
+    d->act = (int)kb_case_dim(a->c, "act");
+    return rc;
 }
 
 /* Calls f(activation functor) for the case's act, or declines it. */
@@ -62,7 +70,9 @@ template <typename F> static int linear_with_act(int act, F f) {
 }
 
 static int linear_fused(const kb_args *a) {
-    const linear_dims d = linear_dims_of(a);
+    linear_dims d = {};
+    const int rc = linear_dims_of(a, &d);
+    if (rc != 0) return rc;
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         return linear_with_act(d.act, [&](auto act) {
@@ -73,24 +83,27 @@ static int linear_fused(const kb_args *a) {
     });
 }
 
+/* The GEMM, then y + b, then act(y): three launches on the run's stream. */
 static int linear_unfused(const kb_args *a) {
-    const linear_dims d = linear_dims_of(a);
+    linear_dims d = {};
+    const int rc = linear_dims_of(a, &d);
+    if (rc != 0) return rc;
     const size_t total = (size_t)d.tokens * (size_t)d.out;
-    const unsigned threads = 256, blocks = kb_gpu_grid(total, threads);
+    const kb_gpu_dims grid = kb_dims(kb_gpu_grid(total, LINEAR_THREADS));
+    const kb_gpu_stream st = kb_gpu_stream_of(a);
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         S *y = (S *)a->out[0];
         return linear_with_act(d.act, [&](auto act) {
-            int rc =
-                kb_gpu_gemm_run<S>(d.tokens, d.out, d.in, (const S *)a->in[0], (const S *)a->in[1],
-                                   y, kb_gpu_gemm_ep_none(), kb_gpu_stream_of(a));
-            if (rc) return rc;
-            linear_bias<S>
-                <<<blocks, threads, 0, kb_gpu_stream_of(a)>>>(y, (const S *)a->in[2], total, d.out);
-            KB_GPU_CHECK_LAUNCH("linear_bias");
-            linear_act<S><<<blocks, threads, 0, kb_gpu_stream_of(a)>>>(y, total, act);
-            KB_GPU_CHECK_LAUNCH("linear_act");
-            return 0;
+            int err = kb_gpu_gemm_run<S>(d.tokens, d.out, d.in, (const S *)a->in[0],
+                                         (const S *)a->in[1], y, kb_gpu_gemm_ep_none(), st);
+            if (err == 0)
+                err = kb_gpu_launch("linear_bias", linear_bias<S>, grid, kb_dims(LINEAR_THREADS), 0,
+                                    st, y, (const S *)a->in[2], total, d.out);
+            if (err == 0)
+                err = kb_gpu_launch("linear_act", linear_act<S, decltype(act)>, grid,
+                                    kb_dims(LINEAR_THREADS), 0, st, y, total, act);
+            return err;
         });
     });
 }

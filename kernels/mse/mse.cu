@@ -14,8 +14,9 @@
 #define MSE_FINISH_THREADS 1024
 
 template <typename S>
-__global__ void mse_partials(const S *__restrict__ pred, const S *__restrict__ target, size_t n,
-                             typename kb_acc<S>::type *__restrict__ partial) {
+__global__ void KB_LAUNCH_BOUNDS(MSE_THREADS)
+    mse_partials(const S *__restrict__ pred, const S *__restrict__ target, size_t n,
+                 typename kb_acc<S>::type *__restrict__ partial) {
     typedef typename kb_acc<S>::type T;
     constexpr int V = kb_vec<S>::n;
     __shared__ T scratch[32];
@@ -39,8 +40,9 @@ __global__ void mse_partials(const S *__restrict__ pred, const S *__restrict__ t
 }
 
 template <typename S>
-__global__ void mse_finish(const typename kb_acc<S>::type *__restrict__ partial, unsigned count,
-                           size_t n, S *__restrict__ loss) {
+__global__ void KB_LAUNCH_BOUNDS(MSE_FINISH_THREADS)
+    mse_finish(const typename kb_acc<S>::type *__restrict__ partial, unsigned count, size_t n,
+               S *__restrict__ loss) {
     typedef typename kb_acc<S>::type T;
     __shared__ T scratch[32];
     T acc = T(0);
@@ -60,12 +62,12 @@ static int mse_gpu(const kb_args *a) {
         if (blocks > room) blocks = (unsigned)room;
         T *partial = (T *)a->workspace;
         kb_gpu_stream stream = kb_gpu_stream_of(a);
-        mse_partials<S><<<blocks, MSE_THREADS, 0, stream>>>((const S *)a->in[0],
-                                                            (const S *)a->in[1], n, partial);
-        KB_GPU_CHECK_LAUNCH("mse_partials");
-        mse_finish<S><<<1, MSE_FINISH_THREADS, 0, stream>>>(partial, blocks, n, (S *)a->out[0]);
-        KB_GPU_CHECK_LAUNCH("mse_finish");
-        return 0;
+        const int rc =
+            kb_gpu_launch("mse_partials", mse_partials<S>, kb_dims(blocks), kb_dims(MSE_THREADS), 0,
+                          stream, (const S *)a->in[0], (const S *)a->in[1], n, partial);
+        if (rc != 0) return rc;
+        return kb_gpu_launch("mse_finish", mse_finish<S>, kb_dims(1), kb_dims(MSE_FINISH_THREADS),
+                             0, stream, partial, blocks, n, (S *)a->out[0]);
     });
 }
 

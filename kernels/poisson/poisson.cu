@@ -20,9 +20,14 @@
 
 #include <type_traits>
 
+/* Sweep blocks per multiprocessor ptxas keeps room for: 6 x 256 threads
+ * leave 40 registers, enough for the fp64 residual sweep without spills
+ * (32, the occupancy ptxas picks by itself on sm_80, spills it). */
+#define POISSON_SWEEP_BLOCKS 6
+
 /* p -> q over the interior; F is the field's type, S the storage of f. */
 template <typename F, typename S, bool RES>
-__global__ void __launch_bounds__(POISSON_TILE_X *POISSON_TILE_Y)
+__global__ void KB_LAUNCH_BOUNDS_MIN(POISSON_TILE_X *POISSON_TILE_Y, POISSON_SWEEP_BLOCKS)
     poisson_sweep(const F *__restrict__ p, F *__restrict__ q, const S *__restrict__ f, int nx,
                   int ny, int nz, double *__restrict__ partial) {
     const int x = 1 + (int)blockIdx.x * POISSON_TILE_X + (int)threadIdx.x % POISSON_TILE_X;
@@ -56,10 +61,12 @@ __global__ void __launch_bounds__(POISSON_TILE_X *POISSON_TILE_Y)
 }
 
 /* Adds the partials of a residual sweep (one block); state = {||f||^2, rel}. */
+#define POISSON_THREADS 256 /* the residual and store kernels' blocks */
+
 template <typename S>
-__global__ void poisson_residual(const double *__restrict__ partial, int count,
-                                 double *__restrict__ state, S *__restrict__ stats, int first,
-                                 double iters) {
+__global__ void KB_LAUNCH_BOUNDS(POISSON_THREADS)
+    poisson_residual(const double *__restrict__ partial, int count, double *__restrict__ state,
+                     S *__restrict__ stats, int first, double iters) {
     typedef typename kb_acc<S>::type T;
     __shared__ double scratch[32];
     double acc = 0.0;
@@ -75,7 +82,9 @@ __global__ void poisson_residual(const double *__restrict__ partial, int count,
 }
 
 /* fp16/bf16: the float field rounded to its storage format. */
-template <typename S> __global__ void poisson_store(const float *__restrict__ x, S *y, size_t n) {
+template <typename S>
+__global__ void KB_LAUNCH_BOUNDS(POISSON_THREADS)
+    poisson_store(const float *__restrict__ x, S *y, size_t n) {
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         y[i] = kb_store<S>::from(x[i]);
@@ -96,10 +105,10 @@ static int poisson_iterate(const kb_args *a, const poisson_dims &d, F *const buf
     const size_t tiles = poisson_tiles(&d);
     double *partial = (double *)((char *)a->workspace + poisson_field_bytes(d.n));
     double *state = partial + tiles;
-    const dim3 grid((unsigned)poisson_ceil_div(d.nx - 2, POISSON_TILE_X),
-                    (unsigned)poisson_ceil_div(d.ny - 2, POISSON_TILE_Y),
-                    (unsigned)poisson_ceil_div(d.nz - 2, POISSON_TILE_Z));
-    const unsigned threads = POISSON_TILE_X * POISSON_TILE_Y;
+    const kb_gpu_dims grid = kb_dims((long long)poisson_ceil_div(d.nx - 2, POISSON_TILE_X),
+                                     (long long)poisson_ceil_div(d.ny - 2, POISSON_TILE_Y),
+                                     (long long)poisson_ceil_div(d.nz - 2, POISSON_TILE_Z));
+    const kb_gpu_dims threads = kb_dims(POISSON_TILE_X * POISSON_TILE_Y);
     const int nx = (int)d.nx, ny = (int)d.ny, nz = (int)d.nz;
     const S *f = (const S *)a->in[0];
     if (poisson_ok(kb_gpu(MemsetAsync)(buf[0], 0, d.n * sizeof(F), st), "memset") ||
@@ -109,16 +118,16 @@ static int poisson_iterate(const kb_args *a, const poisson_dims &d, F *const buf
         const int check = poisson_is_check(*iters + 1, d.max_iters), res = *iters == 0 || check;
         const F *src = buf[*iters % 2];
         F *dst = buf[(*iters + 1) % 2];
-        if (res)
-            poisson_sweep<F, S, true><<<grid, threads, 0, st>>>(src, dst, f, nx, ny, nz, partial);
-        else
-            poisson_sweep<F, S, false><<<grid, threads, 0, st>>>(src, dst, f, nx, ny, nz, partial);
-        KB_GPU_CHECK_LAUNCH("poisson_sweep");
+        int rc = kb_gpu_launch("poisson_sweep",
+                               res ? poisson_sweep<F, S, true> : poisson_sweep<F, S, false>, grid,
+                               threads, 0, st, src, dst, f, nx, ny, nz, partial);
+        if (rc != 0) return rc;
         ++*iters;
         if (!res) continue;
-        poisson_residual<S><<<1, 256, 0, st>>>(partial, (int)tiles, state, (S *)a->out[1],
-                                               *iters == 1, (double)*iters);
-        KB_GPU_CHECK_LAUNCH("poisson_residual");
+        rc = kb_gpu_launch("poisson_residual", poisson_residual<S>, kb_dims(1),
+                           kb_dims(POISSON_THREADS), 0, st, partial, (int)tiles, state,
+                           (S *)a->out[1], *iters == 1, (double)*iters);
+        if (rc != 0) return rc;
         if (!check) continue;
         double rel = 0.0;
         if (poisson_ok(
@@ -147,7 +156,8 @@ static int poisson_gpu(const kb_args *a) {
              * sweeps ending in p. */
             F *out = (F *)a->out[0], *ws = (F *)a->workspace;
             F *const buf[2] = {d.max_iters % 2 ? ws : out, d.max_iters % 2 ? out : ws};
-            if (poisson_iterate<F, S>(a, d, buf, &iters)) return 1;
+            const int rc = poisson_iterate<F, S>(a, d, buf, &iters);
+            if (rc != 0) return rc;
             if (buf[iters % 2] != out)
                 return poisson_ok(kb_gpu(MemcpyAsync)(out, buf[iters % 2], d.n * sizeof(F),
                                                       kb_gpu(MemcpyDeviceToDevice),
@@ -156,10 +166,12 @@ static int poisson_gpu(const kb_args *a) {
         } else {
             float *ws = (float *)a->workspace;
             float *const buf[2] = {ws, ws + d.n};
-            if (poisson_iterate<F, S>(a, d, buf, &iters)) return 1;
-            poisson_store<S><<<kb_gpu_grid(d.n, 256), 256, 0, kb_gpu_stream_of(a)>>>(
-                buf[iters % 2], (S *)a->out[0], d.n);
-            KB_GPU_CHECK_LAUNCH("poisson_store");
+            const int rc = poisson_iterate<F, S>(a, d, buf, &iters);
+            if (rc != 0) return rc;
+            return kb_gpu_launch("poisson_store", poisson_store<S>,
+                                 kb_dims(kb_gpu_grid(d.n, POISSON_THREADS)),
+                                 kb_dims(POISSON_THREADS), 0, kb_gpu_stream_of(a),
+                                 (const float *)buf[iters % 2], (S *)a->out[0], d.n);
         }
         return 0;
     });

@@ -5,7 +5,8 @@
 #include "kb/gpu.h"
 
 template <typename S, int V, int VPT>
-__global__ void softmax_rows(const S *__restrict__ x, S *__restrict__ y, int n) {
+__global__ void KB_ROW_LAUNCH_BOUNDS(S, V, VPT)
+    softmax_rows(const S *__restrict__ x, S *__restrict__ y, int n) {
     typedef kb_row<S, V, VPT> row_t;
     typedef typename row_t::T T;
     __shared__ T scratch[32];
@@ -22,15 +23,15 @@ __global__ void softmax_rows(const S *__restrict__ x, S *__restrict__ y, int n) 
 }
 
 static int softmax_gpu(const kb_args *a) {
-    const size_t rows = (size_t)kb_case_dim(a->c, "rows");
-    const int n = (int)kb_case_dim(a->c, "cols");
-    auto launch = [&](auto t, auto shape, unsigned threads) {
+    const long long rows = kb_case_dim(a->c, "rows"), n = kb_case_dim(a->c, "cols");
+    auto launch = [&](auto t, auto shape, int threads) {
         typedef typename decltype(t)::type S;
         typedef decltype(shape) sh;
-        softmax_rows<S, sh::v, sh::vpt><<<(unsigned)rows, threads, 0, kb_gpu_stream_of(a)>>>(
-            (const S *)a->in[0], (S *)a->out[0], n);
+        return kb_gpu_launch("softmax", softmax_rows<S, sh::v, sh::vpt>, kb_dims(rows),
+                             kb_dims(threads), 0, kb_gpu_stream_of(a), (const S *)a->in[0],
+                             (S *)a->out[0], (int)n);
     };
-    return kb_gpu_rows(a, n, launch, "softmax");
+    return kb_gpu_rows(a, n, launch);
 }
 
 KB_GPU_REGISTER_IMPL("default", softmax_gpu);

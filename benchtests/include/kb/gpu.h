@@ -23,6 +23,7 @@
 #define kb_shfl_xor(v, mask) __shfl_xor_sync(0xffffffffu, (v), (mask))
 #endif
 
+#include "kb/gpu_launch.h"
 #include "kb/kernel.h"
 
 #include <stdint.h>
@@ -46,6 +47,96 @@ static inline kb_gpu_stream kb_gpu_stream_of(const kb_args *a) {
             return 1;                                                                              \
         }                                                                                          \
     } while (0)
+
+/* ---- launching: every launch checked before and after ---- */
+
+/* __launch_bounds__ for a kernel launched with at most `threads` threads per
+ * block: every kernel declares its bound, so its registers always allow the
+ * blocks it is launched with. With the bound alone ptxas may trade registers
+ * for occupancy (down to 32, to fit 2048 threads per multiprocessor);
+ * KB_LAUNCH_BOUNDS_MIN also asks for `blocks` blocks per multiprocessor,
+ * which caps registers at 64 Ki / (threads x blocks): a minimum of 1 leaves
+ * a heavy kernel all the registers its bound allows (no spills). On HIP the
+ * second value is the minimum waves per execution unit. ptxas_report.sh
+ * checks that no kernel spills. */
+#define KB_LAUNCH_BOUNDS(threads)             __launch_bounds__((threads))
+#define KB_LAUNCH_BOUNDS_MIN(threads, blocks) __launch_bounds__((threads), (blocks))
+
+/* kb_gpu_limits of `kernel` on the current device, from the runtime: its
+ * maxThreadsPerBlock and static shared memory, the device's grid and shared
+ * memory limits. Queried once per kernel (the process uses one device).
+ * 0, or 1 after printing the failed query. */
+static inline int kb__gpu_query_limits(const void *kernel, kb_gpu_limits *lim) {
+    kb_gpu(Error_t) e;
+    kb_gpu_func_attrs fa;
+    int dev = 0, gx = 0, gy = 0, gz = 0, smem = 0;
+    if ((e = kb_gpu(FuncGetAttributes)(&fa, kernel)) != kb_gpu(Success) ||
+        (e = kb_gpu(GetDevice)(&dev)) != kb_gpu(Success) ||
+        (e = kb_gpu(DeviceGetAttribute)(&gx, KB_GPU_ATTR_GRID_X, dev)) != kb_gpu(Success) ||
+        (e = kb_gpu(DeviceGetAttribute)(&gy, KB_GPU_ATTR_GRID_Y, dev)) != kb_gpu(Success) ||
+        (e = kb_gpu(DeviceGetAttribute)(&gz, KB_GPU_ATTR_GRID_Z, dev)) != kb_gpu(Success) ||
+        (e = kb_gpu(DeviceGetAttribute)(&smem, KB_GPU_ATTR_SMEM_BLOCK, dev)) != kb_gpu(Success)) {
+        fprintf(stderr, "kb_gpu_launch: querying the kernel's limits: %s\n",
+                kb_gpu(GetErrorString)(e));
+        return 1;
+    }
+    *lim = kb_gpu_limits_default(fa.maxThreadsPerBlock, fa.sharedSizeBytes);
+    lim->max_smem = (size_t)smem;
+    lim->max_grid[0] = gx, lim->max_grid[1] = gy, lim->max_grid[2] = gz;
+    lim->max_grid_dim = KB_GPU_GRID_DIM_THREADS;
+    return 0;
+}
+
+static inline int kb__gpu_limits(const void *kernel, kb_gpu_limits *lim) {
+    static struct {
+        const void *kernel;
+        kb_gpu_limits lim;
+    } known[64];
+    static int count;
+    for (int i = 0; i < count; ++i)
+        if (known[i].kernel == kernel) return *lim = known[i].lim, 0;
+    if (kb__gpu_query_limits(kernel, lim)) return 1;
+    if (count < 64) known[count].kernel = kernel, known[count++].lim = *lim;
+    return 0;
+}
+
+/* 0 when the launch is legal for `kernel` here; kb_unsupported() naming the
+ * broken limit when not (the case is declined, never launched); 1 when the
+ * limits cannot be read. */
+static inline int kb_gpu_launch_check(const char *what, const void *kernel, kb_gpu_dims grid,
+                                      kb_gpu_dims block, size_t dyn_smem) {
+    kb_gpu_limits lim = {};
+    char why[192];
+    if (kb__gpu_limits(kernel, &lim)) return 1;
+    if (kb_gpu_launch_illegal(&lim, grid, block, dyn_smem, why, sizeof why))
+        return kb_unsupported("%s on %s: %s", what, KB_GPU_BACKEND, why);
+    return 0;
+}
+
+static inline dim3 kb__dim3(kb_gpu_dims d) {
+    return dim3((unsigned)d.x, (unsigned)d.y, (unsigned)d.z);
+}
+
+/* Grid or block dimensions: x, or x by y (by z). */
+static inline kb_gpu_dims kb_dims(long long x, long long y = 1, long long z = 1) {
+    return kb_gpu_dims_of(x, y, z);
+}
+
+/* The one way a kernel is launched: checks the configuration against the
+ * kernel's and the device's limits (kb_gpu_launch_check), launches
+ * kernel<<<grid, block, smem, stream>>>(args...) and checks the launch.
+ * Returns 0, kb_unsupported() for an illegal configuration, or 1 when the
+ * launch failed (printed). */
+template <typename... P, typename... A>
+int kb_gpu_launch(const char *what, void (*kernel)(P...), kb_gpu_dims grid, kb_gpu_dims block,
+                  size_t smem, kb_gpu_stream stream, A... args) {
+    static_assert(sizeof...(P) == sizeof...(A), "kb_gpu_launch: one argument per parameter");
+    const int rc = kb_gpu_launch_check(what, (const void *)kernel, grid, block, smem);
+    if (rc != 0) return rc;
+    kernel<<<kb__dim3(grid), kb__dim3(block), smem, stream>>>(static_cast<P>(args)...);
+    KB_GPU_CHECK_LAUNCH(what);
+    return 0;
+}
 
 /* ---- 16-bit storage formats: bits in memory, float in registers ---- */
 
@@ -194,6 +285,17 @@ template <typename F> int kb_gpu_dispatch(kb_prec prec, F f) {
     return kb_unsupported("no %s implementation for precision %d", KB_GPU_BACKEND, (int)prec);
 }
 
+/* Case dimension `name` for kernels that index it as int: 0 and *out, or
+ * kb_unsupported() when it is outside 1 .. INT32_MAX. */
+static inline int kb_gpu_dim_int(const kb_args *a, const char *name, int *out) {
+    const long long v = kb_case_dim(a->c, name);
+    if (v < 1 || v > INT32_MAX)
+        return kb_unsupported("%s = %lld: the %s kernels take 1 .. %d", name, v, KB_GPU_BACKEND,
+                              INT32_MAX);
+    *out = (int)v;
+    return 0;
+}
+
 /* Blocks for a grid-stride loop over n items: enough to fill the device
  * (a few waves of `threads`-thread blocks per multiprocessor), no more than
  * the items need. */
@@ -201,9 +303,13 @@ static inline unsigned kb_gpu_grid(size_t n, unsigned threads) {
     static int sms = 0;
     if (sms == 0) {
         int dev = 0;
-        if (kb_gpu(GetDevice)(&dev) != kb_gpu(Success) ||
-            kb_gpu(DeviceGetAttribute)(&sms, KB_GPU_ATTR_SMS, dev) != kb_gpu(Success) || sms <= 0)
+        kb_gpu(Error_t) e = kb_gpu(GetDevice)(&dev);
+        if (e == kb_gpu(Success)) e = kb_gpu(DeviceGetAttribute)(&sms, KB_GPU_ATTR_SMS, dev);
+        if (e != kb_gpu(Success) || sms <= 0) {
+            fprintf(stderr, "kb_gpu_grid: multiprocessor count unknown (%s); sizing for one\n",
+                    kb_gpu(GetErrorString)(e));
             sms = 1;
+        }
     }
     size_t need = (n + threads - 1) / threads, fill = (size_t)sms * (2048 / threads) * 2;
     size_t blocks = need < fill ? need : fill;
@@ -215,8 +321,11 @@ static inline unsigned kb_gpu_grid(size_t n, unsigned threads) {
 /* y[i] = op(x[i]): 16-byte loads and stores in a grid-stride loop, then the
  * tail element by element. x and y come from the backend's allocator
  * (aligned to at least 256 bytes). */
+#define KB_MAP_THREADS 256
+
 template <typename S, typename Op>
-__global__ void kb__map(const S *__restrict__ x, S *__restrict__ y, size_t n, Op op) {
+__global__ void KB_LAUNCH_BOUNDS(KB_MAP_THREADS)
+    kb__map(const S *__restrict__ x, S *__restrict__ y, size_t n, Op op) {
     constexpr int V = kb_vec<S>::n;
     const size_t nv = n / V, stride = (size_t)gridDim.x * blockDim.x;
     const size_t first = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -235,12 +344,10 @@ __global__ void kb__map(const S *__restrict__ x, S *__restrict__ y, size_t n, Op
 template <typename Op> int kb_gpu_map(const kb_args *a, size_t n, Op op, const char *what) {
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
-        const unsigned threads = 256;
         const size_t items = n / kb_vec<S>::n + 1;
-        kb__map<S><<<kb_gpu_grid(items, threads), threads, 0, kb_gpu_stream_of(a)>>>(
-            (const S *)a->in[0], (S *)a->out[0], n, op);
-        KB_GPU_CHECK_LAUNCH(what);
-        return 0;
+        return kb_gpu_launch(what, kb__map<S, Op>, kb_dims(kb_gpu_grid(items, KB_MAP_THREADS)),
+                             kb_dims(KB_MAP_THREADS), 0, kb_gpu_stream_of(a), (const S *)a->in[0],
+                             (S *)a->out[0], n, op);
     });
 }
 
@@ -252,6 +359,8 @@ template <typename Op> int kb_gpu_map(const kb_args *a, size_t n, Op op, const c
  * over it. Every thread of the block must take part in reduce(). */
 template <typename S, int V, int VPT> struct kb_row {
     typedef typename kb_acc<S>::type T;
+    /* The most threads a block of this shape may have (KB_ROW_BOUND). */
+    static constexpr int bound = KB_ROW_BOUND(sizeof(T), V, VPT);
     T v[VPT][V];
     int n;
 
@@ -307,49 +416,47 @@ template <typename S, int V, int VPT> struct kb_row {
     }
 };
 
+/* The launch bounds of a row kernel for storage S and shape V x VPT: every
+ * kernel holding a kb_row<S, V, VPT> declares them, so its registers fit the
+ * block sizes kb_row_plan_for() picks. */
+#define KB_ROW_LAUNCH_BOUNDS(S, V, VPT) KB_LAUNCH_BOUNDS_MIN((kb_row<S, V, VPT>::bound), 1)
+
 /* The shape of a row kernel: V elements per load, VPT loads per thread. */
 template <int V_, int VPT_> struct kb_row_shape { static constexpr int v = V_, vpt = VPT_; };
 
-/* Threads for `per` loads each: whole 64-lane groups (whole warps on either
- * vendor, as kb_block_reduce needs). */
-static inline unsigned kb__row_threads(int per) {
-    return (unsigned)((per + 63) / 64 * 64);
+/* Rows of n elements, V per load, in arithmetic type T: calls
+ * launch(kb_row_shape<V, VPT>(), threads) with the plan of kb_row_plan_for()
+ * and returns its result, or declines rows no shape holds. */
+template <typename T, int V, typename Launch> int kb__row_launch(long long n, Launch launch) {
+    kb_row_plan plan = {};
+    char why[160];
+    if (kb_row_plan_for(n, V, (int)sizeof(T), &plan, why, sizeof why))
+        return kb_unsupported("%s (%s)", why, KB_GPU_BACKEND);
+    static_assert(KB_ROW_MAX_VPT == 8, "a shape per loads-per-thread count");
+    switch (plan.vpt) {
+    case 1: return launch(kb_row_shape<V, 1>(), plan.threads);
+    case 2: return launch(kb_row_shape<V, 2>(), plan.threads);
+    case 4: return launch(kb_row_shape<V, 4>(), plan.threads);
+    default: return launch(kb_row_shape<V, 8>(), plan.threads);
+    }
 }
 
-/* Whether a row of n elements, V per load, fits one block's registers:
- * 1024 threads x 8 loads. */
-template <int V> constexpr bool kb__row_fits(int n) {
-    return (n + V - 1) / V <= 8192;
+/* 16-byte loads when n is a multiple of 16 bytes' worth of S (rows then
+ * stay 16-byte aligned), else one element: kb__row_launch for that V. */
+template <typename S, typename T, typename Launch> int kb_row_launch(long long n, Launch launch) {
+    constexpr int W = kb_vec<S>::n;
+    return n % W == 0 ? kb__row_launch<T, W>(n, launch) : kb__row_launch<T, 1>(n, launch);
 }
 
-template <int V, typename Launch> int kb__row_launch(int n, Launch launch) {
-    if (!kb__row_fits<V>(n))
-        return kb_unsupported("rows of %d elements: one %s block holds at most %d in registers", n,
-                              KB_GPU_BACKEND, 8192 * V);
-    const int loads = (n + V - 1) / V;
-    if (loads <= 1024) return launch(kb_row_shape<V, 1>(), kb__row_threads(loads));
-    if (loads <= 2048) return launch(kb_row_shape<V, 2>(), kb__row_threads((loads + 1) / 2));
-    if (loads <= 4096) return launch(kb_row_shape<V, 4>(), kb__row_threads((loads + 3) / 4));
-    return launch(kb_row_shape<V, 8>(), kb__row_threads((loads + 7) / 8));
-}
-
-/* Runs a row kernel over rows of n elements in the run's precision. The
- * load is 16 bytes when n is a multiple of 16 bytes' worth (rows then stay
- * 16-byte aligned), else one element; loads per thread are the fewest of 1,
- * 2, 4, 8 that fit the row in 1024 threads. launch(kb_type<S>(),
- * kb_row_shape<V, VPT>(), threads) launches the kernel template for that
- * storage type and shape on kb_gpu_stream_of(a); the launch is checked here. */
-template <typename Launch>
-int kb_gpu_rows(const kb_args *a, int n, Launch launch, const char *what) {
+/* Runs a row kernel over rows of n elements in the run's precision.
+ * launch(kb_type<S>(), kb_row_shape<V, VPT>(), threads) launches the kernel
+ * template for that storage type and shape with kb_gpu_launch() on
+ * kb_gpu_stream_of(a) and returns its result. */
+template <typename Launch> int kb_gpu_rows(const kb_args *a, long long n, Launch launch) {
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
-        constexpr int W = kb_vec<S>::n;
-        auto checked = [&](auto shape, unsigned threads) {
-            launch(t, shape, threads);
-            KB_GPU_CHECK_LAUNCH(what);
-            return 0;
-        };
-        return n % W == 0 ? kb__row_launch<W>(n, checked) : kb__row_launch<1>(n, checked);
+        return kb_row_launch<S, typename kb_acc<S>::type>(
+            n, [&](auto shape, int threads) { return launch(t, shape, threads); });
     });
 }
 

@@ -35,8 +35,10 @@ struct kb_gpu_gemm_ep_none {
     template <typename T> __device__ T operator()(T v, int, int) const { return v; }
 };
 
+#define KB_GPU_GEMM_THREADS 256
+
 template <typename S, typename Ep>
-__global__ void __launch_bounds__(256)
+__global__ void KB_LAUNCH_BOUNDS(KB_GPU_GEMM_THREADS)
     kb_gpu_gemm_kernel(int m, int n, int k, const S *__restrict__ a, const S *__restrict__ b,
                        S *__restrict__ c, Ep ep) {
     typedef typename kb_acc<S>::type T;
@@ -44,6 +46,7 @@ __global__ void __launch_bounds__(256)
     constexpr int BM = tile::bm, BN = tile::bn, BK = tile::bk, TM = tile::tm, TN = tile::tn;
     constexpr int TX = BN / TN, TY = BM / TM, NT = TX * TY;
     static_assert(BM * BK % NT == 0 && BK * BN % NT == 0, "tiles load in whole rounds");
+    static_assert(NT == KB_GPU_GEMM_THREADS, "the launch bound is the block");
     /* +4: the transposing store as[q][r] (q fastest across threads) hits
      * banks 4q + r, all different within a warp. */
     __shared__ T as[BK][BM + 4];
@@ -97,20 +100,17 @@ __global__ void __launch_bounds__(256)
     }
 }
 
-/* Launches c = ep(a b) on stream s and checks the launch: 0, 1 after a
+/* Launches c = ep(a b) on stream s with kb_gpu_launch(): 0, 1 after a
  * failed launch (printed), or kb_unsupported() when m needs more row blocks
- * than a grid has. */
+ * than grid y holds. */
 template <typename S, typename Ep>
 int kb_gpu_gemm_run(int m, int n, int k, const S *a, const S *b, S *c, Ep ep, kb_gpu_stream s) {
     typedef kb_gpu_gemm_tile<typename kb_acc<S>::type> tile;
-    const unsigned gy = (unsigned)((m + tile::bm - 1) / tile::bm);
-    const unsigned gx = (unsigned)((n + tile::bn - 1) / tile::bn);
-    if (gy > 65535u)
-        return kb_unsupported("gemm: m = %d needs %u row blocks, a grid has at most 65535", m, gy);
-    const unsigned threads = (tile::bm / tile::tm) * (tile::bn / tile::tn);
-    kb_gpu_gemm_kernel<S, Ep><<<dim3(gx, gy), threads, 0, s>>>(m, n, k, a, b, c, ep);
-    KB_GPU_CHECK_LAUNCH("kb_gpu_gemm_kernel");
-    return 0;
+    const long long gy = ((long long)m + tile::bm - 1) / tile::bm;
+    const long long gx = ((long long)n + tile::bn - 1) / tile::bn;
+    const int threads = (tile::bm / tile::tm) * (tile::bn / tile::tn);
+    return kb_gpu_launch("kb_gpu_gemm_kernel", kb_gpu_gemm_kernel<S, Ep>, kb_dims(gx, gy),
+                         kb_dims(threads), 0, s, m, n, k, a, b, c, ep);
 }
 
 #endif

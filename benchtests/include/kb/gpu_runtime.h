@@ -22,7 +22,14 @@
 #define KB_GPU_ATTR_BUS_BITS     hipDeviceAttributeMemoryBusWidth
 #define KB_GPU_ATTR_L2_BYTES     hipDeviceAttributeL2CacheSize
 #define KB_GPU_ATTR_WARP         hipDeviceAttributeWarpSize
+#define KB_GPU_ATTR_GRID_X       hipDeviceAttributeMaxGridDimX
+#define KB_GPU_ATTR_GRID_Y       hipDeviceAttributeMaxGridDimY
+#define KB_GPU_ATTR_GRID_Z       hipDeviceAttributeMaxGridDimZ
+#define KB_GPU_ATTR_SMEM_BLOCK   hipDeviceAttributeMaxSharedMemoryPerBlock
+/* AMD: blocks x threads in any one grid dimension stay below 2^32. */
+#define KB_GPU_GRID_DIM_THREADS 4294967296LL
 typedef hipDeviceProp_t kb_gpu_props;
+typedef hipFuncAttributes kb_gpu_func_attrs;
 #else
 #include <cuda_runtime_api.h>
 #define kb_gpu(name)             cuda##name
@@ -33,7 +40,13 @@ typedef hipDeviceProp_t kb_gpu_props;
 #define KB_GPU_ATTR_BUS_BITS     cudaDevAttrGlobalMemoryBusWidth
 #define KB_GPU_ATTR_L2_BYTES     cudaDevAttrL2CacheSize
 #define KB_GPU_ATTR_WARP         cudaDevAttrWarpSize
+#define KB_GPU_ATTR_GRID_X       cudaDevAttrMaxGridDimX
+#define KB_GPU_ATTR_GRID_Y       cudaDevAttrMaxGridDimY
+#define KB_GPU_ATTR_GRID_Z       cudaDevAttrMaxGridDimZ
+#define KB_GPU_ATTR_SMEM_BLOCK   cudaDevAttrMaxSharedMemoryPerBlock
+#define KB_GPU_GRID_DIM_THREADS  0LL /* no limit beyond the grid's own */
 typedef struct cudaDeviceProp kb_gpu_props;
+typedef struct cudaFuncAttributes kb_gpu_func_attrs;
 #endif
 
 #endif
