@@ -35,6 +35,18 @@ function(_kb_check_submit_url)
     message(FATAL_ERROR "dashboard: KBENCH_CDASH_SUBMIT_URL='${CTEST_SUBMIT_URL}': expected "
       "http(s)://host/submit.php?project=...")
   endif()
+  # CDash files a submission under the project= of its URL, nothing else
+  # (CTEST_PROJECT_NAME is not sent): without one, every file is refused.
+  if(NOT CTEST_SUBMIT_URL MATCHES "[?&]project=([^&#]+)")
+    message(FATAL_ERROR "dashboard: KBENCH_CDASH_SUBMIT_URL='${CTEST_SUBMIT_URL}' names no CDash "
+      "project: CDash takes the project only from the submit URL's (drop location's) project= "
+      "parameter, e.g. https://cdash.example.org/submit.php?project=kbench")
+  endif()
+  message("dashboard: submitting to CDash project '${CMAKE_MATCH_1}', group '${KBENCH_GROUP}'")
+  if(NOT KBENCH_GROUP MATCHES "^(Nightly|Continuous|Experimental)$")
+    message("dashboard: CDash creates no group: unless the project has a group named "
+      "'${KBENCH_GROUP}', the build is shown under Experimental")
+  endif()
   set(loopback "^http://(127[.][0-9.]+|localhost|\\[::1\\])(:[0-9]+)?/")
   if(NOT "$ENV{KBENCH_CDASH_TOKEN}" STREQUAL "" AND CTEST_SUBMIT_URL MATCHES "^http://"
      AND NOT CTEST_SUBMIT_URL MATCHES "${loopback}")
@@ -68,23 +80,93 @@ function(_kb_configure_options out)
   set(${out} "${options}" PARENT_SCOPE)
 endfunction()
 
-# Submits the parts named (those that exist), with the token header and
-# retries; a part that could not be submitted fails the run at the end.
+# Submits the parts named (those that exist), each on its own and, where a
+# part has several files (Coverage, MemCheck), one file at a time, so that a
+# retry resends only what was refused.
 function(_kb_submit)
   if(NOT KBENCH_SUBMIT)
     return()
   endif()
+  foreach(part IN LISTS ARGN)
+    if(part STREQUAL "MemCheck")
+      _kb_submit_files(DynamicAnalysis.xml DynamicAnalysis-Test.xml)
+    elseif(part STREQUAL "Coverage")
+      _kb_submit_files(Coverage.xml CoverageLog-*.xml)
+    else()
+      _kb_submit_request(${part} PARTS ${part})
+    endif()
+  endforeach()
+endfunction()
+
+# The files of this build's Testing/<tag>/ matching the names (globs) given,
+# each submitted on its own.
+function(_kb_submit_files)
+  _kb_tag(tag)
+  set(dir "${CTEST_BINARY_DIRECTORY}/Testing/${tag}")
+  foreach(pattern IN LISTS ARGN)
+    file(GLOB files LIST_DIRECTORIES false "${dir}/${pattern}")
+    list(SORT files COMPARE NATURAL)
+    foreach(file IN LISTS files)
+      get_filename_component(name "${file}" NAME_WE)
+      _kb_submit_request(${name} FILES "${file}")
+    endforeach()
+  endforeach()
+endfunction()
+
+# The tag ctest_start gave this build (the name of its folder in Testing/).
+function(_kb_tag out)
+  file(STRINGS "${CTEST_BINARY_DIRECTORY}/Testing/TAG" tag LIMIT_COUNT 1)
+  set(${out} "${tag}" PARENT_SCOPE)
+endfunction()
+
+# One ctest_submit (the arguments after `what`), with the token header. CTest
+# retries a refused file whatever the HTTP status (RETRY_COUNT), so the
+# retries are made here: up to KBENCH_SUBMIT_RETRIES more attempts after
+# connection failures and 5xx answers, none after a 4xx answer (a wrong
+# token, project or checksum is refused again). A part that could not be
+# submitted fails the run at the end.
+function(_kb_submit_request what)
   set(header "")
   if(NOT "$ENV{KBENCH_CDASH_TOKEN}" STREQUAL "")
     set(header HTTPHEADER "Authorization: Bearer $ENV{KBENCH_CDASH_TOKEN}")
   endif()
-  ctest_submit(PARTS ${ARGN} ${header}
-    RETRY_COUNT ${KBENCH_SUBMIT_RETRIES} RETRY_DELAY ${KBENCH_SUBMIT_RETRY_DELAY}
-    RETURN_VALUE rc CAPTURE_CMAKE_ERROR error)
-  if(NOT rc EQUAL 0 OR error EQUAL -1)
-    message("dashboard: submitting ${ARGN} failed")
-    set_property(GLOBAL APPEND PROPERTY KBENCH_SUBMIT_FAILED ${ARGN})
+  _kb_tag(tag)
+  set(log "${CTEST_BINARY_DIRECTORY}/Testing/Temporary/LastSubmit_${tag}.log")
+  math(EXPR attempts "${KBENCH_SUBMIT_RETRIES} + 1")
+  foreach(attempt RANGE 1 ${attempts})
+    file(REMOVE "${log}")
+    ctest_submit(${ARGN} ${header} RETRY_COUNT 0 RETURN_VALUE rc CAPTURE_CMAKE_ERROR error)
+    if(rc EQUAL 0 AND NOT error EQUAL -1)
+      return()
+    endif()
+    _kb_http_status("${log}" status)
+    if(status MATCHES "^HTTP 4")
+      message("dashboard: the server refused ${what} with ${status}; not retrying: a 4xx "
+        "answer (token, project, checksum) does not change on a retry")
+      break()
+    elseif(attempt LESS attempts)
+      message("dashboard: submitting ${what} failed (${status}); retry ${attempt} of "
+        "${KBENCH_SUBMIT_RETRIES} in ${KBENCH_SUBMIT_RETRY_DELAY} s")
+      ctest_sleep(${KBENCH_SUBMIT_RETRY_DELAY})
+    endif()
+  endforeach()
+  message("dashboard: submitting ${what} failed")
+  set_property(GLOBAL APPEND PROPERTY KBENCH_SUBMIT_FAILED ${what})
+endfunction()
+
+# The HTTP status of the refused request in a ctest_submit's log (curl's
+# "The requested URL returned error: <status>", CTest 3.25); "no HTTP
+# status" when the server gave none (no connection, a timeout).
+function(_kb_http_status log out)
+  set(status "no HTTP status")
+  if(EXISTS "${log}")
+    file(STRINGS "${log}" lines REGEX "returned error: [0-9][0-9][0-9]")
+    foreach(line IN LISTS lines)
+      string(REGEX MATCH "returned error: ([0-9][0-9][0-9])" found "${line}")
+      set(status "HTTP ${CMAKE_MATCH_1}")
+    endforeach()
   endif()
+  set(${out} "${status}" PARENT_SCOPE)
 endfunction()
 
 # A GPU backend's tests get a resource spec naming their GPU
@@ -130,11 +212,50 @@ function(_kb_test_arguments out)
   if(KBENCH_TEST_EXCLUDE_LABELS)
     list(APPEND args EXCLUDE_LABEL "${KBENCH_TEST_EXCLUDE_LABELS}")
   endif()
+  _kb_memcheck_tests(memchecked)
+  if(memchecked)
+    list(APPEND args EXCLUDE "${memchecked}")
+  endif()
   _kb_resource_spec(spec)
   if(spec)
     list(APPEND args RESOURCE_SPEC_FILE "${spec}")
   endif()
   set(${out} "${args}" PARENT_SCOPE)
+endfunction()
+
+# With KBENCH_MEMCHECK, a regex naming exactly the tests ctest_memcheck will
+# run (empty when none). They run under memcheck only: its
+# DynamicAnalysis-Test.xml reports them to CDash as tests of the build, so
+# running them in ctest_test too would show each of them twice.
+function(_kb_memcheck_tests out)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT KBENCH_MEMCHECK)
+    return()
+  endif()
+  set(filter -L "${KBENCH_MEMCHECK_LABELS}")
+  if(KBENCH_MEMCHECK_EXCLUDE)
+    list(APPEND filter -E "${KBENCH_MEMCHECK_EXCLUDE}")
+  endif()
+  execute_process(COMMAND "${CMAKE_CTEST_COMMAND}" --test-dir "${CTEST_BINARY_DIRECTORY}"
+      --show-only=json-v1 ${filter}
+    OUTPUT_VARIABLE json RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "dashboard: could not list the tests to memcheck (ctest exit ${rc})")
+  endif()
+  string(JSON n LENGTH "${json}" tests)
+  set(names "")
+  if(n GREATER 0)
+    math(EXPR last "${n} - 1")
+    foreach(i RANGE ${last})
+      string(JSON name GET "${json}" tests ${i} name)
+      string(REGEX REPLACE "([][.*+?^$(){}|\\\\])" "\\\\\\1" name "${name}")
+      list(APPEND names "${name}")
+    endforeach()
+  endif()
+  if(names)
+    list(JOIN names "|" names)
+    set(${out} "^(${names})$" PARENT_SCOPE)
+  endif()
 endfunction()
 
 # The run report (kbench-report): printed here, its files uploaded.
@@ -190,11 +311,15 @@ function(_kb_memcheck defects_out)
   set(CTEST_MEMORYCHECK_COMMAND "${valgrind}")
   set(CTEST_MEMORYCHECK_COMMAND_OPTIONS
     "--leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --track-origins=yes --num-callers=30")
-  set(args INCLUDE_LABEL "${KBENCH_MEMCHECK_LABELS}")
-  if(KBENCH_MEMCHECK_EXCLUDE)
-    list(APPEND args EXCLUDE "${KBENCH_MEMCHECK_EXCLUDE}")
+  _kb_memcheck_tests(tests)
+  if(NOT tests)
+    message("dashboard: no test matches KBENCH_MEMCHECK_LABELS='${KBENCH_MEMCHECK_LABELS}': "
+      "nothing to memcheck")
+    set(${defects_out} 0 PARENT_SCOPE)
+    return()
   endif()
-  ctest_memcheck(${args} PARALLEL_LEVEL ${KBENCH_TEST_JOBS} DEFECT_COUNT defects RETURN_VALUE rc)
+  ctest_memcheck(INCLUDE "${tests}" PARALLEL_LEVEL ${KBENCH_TEST_JOBS}
+    DEFECT_COUNT defects RETURN_VALUE rc)
   if(NOT rc EQUAL 0 AND defects EQUAL 0)
     set(defects "failed tests")
   endif()

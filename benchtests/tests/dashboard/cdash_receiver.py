@@ -1,20 +1,28 @@
 #!/usr/bin/env python3
 """A loopback stand-in for a CDash server, for kbench's dashboard self-test.
 
-    cdash_receiver.py --store DIR [--project P] [--token-env NAME]
-                      [--fail-first N] [--timeout S] -- COMMAND [ARG...]
+    cdash_receiver.py --store DIR [--project P] [--known-project K]
+                      [--token-env NAME] [--fail-first N] [--timeout S]
+                      -- COMMAND [ARG...]
 
 Listens on 127.0.0.1 (a free port), runs COMMAND with
 KBENCH_CDASH_SUBMIT_URL pointing at itself (project P, default kbench), and
 exits with COMMAND's status once it ends (or 124 after --timeout seconds).
 
-It answers CDash's submit protocol as CTest uses it: one HTTP/1.1 PUT per
-file to /submit.php?project=<p>&FileName=<name>&MD5=<md5>..., answered with
-<cdash><status>OK</status>...<md5>...</md5><buildId>N</buildId></cdash>.
-A body whose MD5 differs from the MD5 parameter is answered with status
-ERROR. With --token-env, a request whose "Authorization: Bearer" header is
-not the token in that environment variable is refused (401). The first
---fail-first PUTs are answered 503, so the client's retries are exercised.
+It answers CDash 5.3's submit.php as CTest uses it: one HTTP/1.1 PUT per
+file to /submit.php?project=<p>&FileName=<name>&MD5=<md5>[&build=&site=&stamp=],
+checked in CDash's order:
+  * no project= parameter: 400; an MD5 parameter that is not 32 hex digits: 400;
+  * a body whose MD5 differs from the MD5 parameter: 400;
+  * with --token-env the project requires authenticated submissions: an
+    "Authorization: Bearer" header that is missing or not the token in that
+    environment variable: 403 "Invalid Token";
+  * a project other than K (default kbench) does not exist: 404;
+each error as CDash's JSON {"status": 1, "description": "..."}. An accepted
+file is answered 200 with <cdash version=...><status>OK</status><message/>
+and, when the request named build, site and stamp, <buildId>N</buildId>
+(no <md5>: CDash 5 does not echo it). The first --fail-first PUTs are
+answered 503 (a server down for maintenance), so the client's retries run.
 
 Each accepted file is stored as DIR/<FileName>; every request is logged in
 DIR/requests.jsonl (method, file, status, whether the MD5 and the token
@@ -26,23 +34,25 @@ import hashlib
 import http.server
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import threading
 import urllib.parse
 
-CDASH_VERSION = "3.2.0"
+CDASH_VERSION = "5.3.0"
 
 
 class Receiver(http.server.ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, store, token, fail_first):
+    def __init__(self, store, token, fail_first, known_project):
         super().__init__(("127.0.0.1", 0), Handler)
         self.store = store
         self.token = token
         self.fail_first = fail_first
+        self.known_project = known_project
         self.lock = threading.Lock()
         self.puts = 0
         self.build_id = 1
@@ -59,15 +69,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):  # quiet: the test reads requests.jsonl
         pass
 
-    def answer(self, code, body, record):
+    def answer(self, code, body, content_type, record):
         record["status"] = code
         self.server.log_request_record(record)
         data = body.encode()
         self.send_response(code)
-        self.send_header("Content-Type", "text/xml" if code == 200 else "text/plain")
+        self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def accept(self, build_id, record):
+        self.answer(200, cdash_ok(build_id), "text/xml", record)
+
+    def refuse(self, code, description, record):
+        """CDash's answer to a submission it refuses (abort() in submit.php)."""
+        body = json.dumps({"status": 1, "description": description})
+        self.answer(code, body, "application/json", record)
 
     def read_body(self):
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
@@ -91,45 +109,66 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_PUT(self):
         url = urllib.parse.urlsplit(self.path)
-        query = urllib.parse.parse_qs(url.query)
-        name = query.get("FileName", [""])[0]
+        query = {k: v[0] for k, v in urllib.parse.parse_qs(url.query).items()}
+        name = query.get("FileName", "")
         body = self.read_body()
         md5 = hashlib.md5(body).hexdigest()
         record = {"method": "PUT", "path": url.path, "file": name, "bytes": len(body),
-                  "project": query.get("project", [""])[0], "auth": self.auth_state(),
-                  "md5_ok": query.get("MD5", [""])[0].lower() == md5}
+                  "project": query.get("project", ""), "auth": self.auth_state(),
+                  "md5_ok": query.get("MD5", "").lower() == md5}
         with self.server.lock:
             self.server.puts += 1
             fail = self.server.puts <= self.server.fail_first
         if url.path != "/submit.php" or not name or "/" in name or name.startswith("."):
-            return self.answer(400, "bad submit request\n", record)
+            return self.refuse(400, "bad submit request", record)
         if fail:
-            return self.answer(503, "simulated outage\n", record)
-        if record["auth"] not in ("ok", "not required"):
-            return self.answer(401, "invalid or missing bearer token\n", record)
-        if not record["md5_ok"]:
-            return self.answer(200, cdash_answer("ERROR", "Checksum failed", md5, 0), record)
+            return self.answer(503, "simulated outage\n", "text/plain", record)
+        refusal = self.refusal(query, md5, record["auth"])
+        if refusal:
+            return self.refuse(*refusal, record)
         with open(os.path.join(self.server.store, name), "wb") as out:
             out.write(body)
-        return self.answer(200, cdash_answer("OK", "", md5, self.server.build_id), record)
+        names_build = all(query.get(k) for k in ("build", "site", "stamp"))
+        return self.accept(self.server.build_id if names_build else None, record)
 
-    def refuse(self):
+    def refusal(self, query, md5, auth):
+        """(HTTP status, description) of CDash's first objection, or None."""
+        project, expected = query.get("project", ""), query.get("MD5", "")
+        if not project:
+            return 400, "No project name provided."
+        if expected and not re.fullmatch(r"[0-9a-fA-F]{32}", expected):
+            return 400, "Provided md5 hash '%s' is improperly formatted." % expected
+        if expected and expected.lower() != md5:
+            return 400, "md5 mismatch. expected: %s, received: %s" % (expected, md5)
+        if project == self.server.known_project and auth not in ("ok", "not required"):
+            return 403, "Invalid Token"
+        if project != self.server.known_project:
+            return 404, "The requested project does not exist."
+        return None
+
+    def refuse_method(self):
         self.read_body()  # so that a kept-alive connection stays in step
-        self.answer(405, "only PUT is supported\n", {"method": self.command, "path": self.path})
+        self.answer(405, "only PUT is supported\n", "text/plain",
+                    {"method": self.command, "path": self.path})
 
-    do_GET = do_POST = do_HEAD = refuse
+    do_GET = do_POST = do_HEAD = refuse_method
 
 
-def cdash_answer(status, message, md5, build_id):
-    return ('<cdash version="%s">\n  <status>%s</status>\n  <message>%s</message>\n'
-            '  <md5>%s</md5>\n  <buildId>%d</buildId>\n</cdash>\n'
-            % (CDASH_VERSION, status, message, md5, build_id))
+def cdash_ok(build_id):
+    """CDash 5's answer to an accepted file: no <md5>, a <buildId> only when
+    the request named the build (build, site and stamp)."""
+    lines = ['<cdash version="%s">' % CDASH_VERSION, "    <status>OK</status>",
+             "    <message></message>"]
+    if build_id is not None:
+        lines.append("    <buildId>%d</buildId>" % build_id)
+    return "\n".join(lines + ["</cdash>", ""])
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", required=True)
     parser.add_argument("--project", default="kbench")
+    parser.add_argument("--known-project", default="kbench")
     parser.add_argument("--token-env")
     parser.add_argument("--fail-first", type=int, default=0)
     parser.add_argument("--timeout", type=float, default=1800)
@@ -145,7 +184,7 @@ def main():
             parser.error("--token-env %s: the variable is not set" % args.token_env)
     os.makedirs(args.store, exist_ok=True)
 
-    server = Receiver(args.store, token, args.fail_first)
+    server = Receiver(args.store, token, args.fail_first, args.known_project)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     env = dict(os.environ)

@@ -3,20 +3,27 @@
 
     check_submission.py --store DIR --results DIR --parts P[,P...]
                         [--token-env NAME] [--retried] [--uploads F[,F...]]
-                        [--coverage] [--baselined TEST[,TEST...]] [--scan PATH ...]
+                        [--coverage] [--memcheck] [--baselined TEST[,TEST...]]
+                        [--scan PATH ...]
 
 Asserts that
   * every part named in --parts arrived once as <site>___<build>___<stamp>___XML___<Part>.xml,
-    each request with a matching MD5 and, with --token-env, the right bearer token;
+    no other part arrived, and each request had a matching MD5 and, with
+    --token-env, the right bearer token;
   * with --retried, some PUT was refused (503) and the same file then arrived;
-  * Test.xml holds every test that wrote a result JSON to --results, with the
-    JSON's figures as numeric NamedMeasurements (<case>.<variant>.median_ms,
-    rmse, gbps, gflops, and baseline_ms, ratio, pct_peak_bw, speedup,
-    bytes_saved where the JSON has them) and the JSON itself attached;
+  * CDash sees each test once: no test name has a result in two of the
+    <Testing> documents received (Test.xml, DynamicAnalysis-Test.xml);
+  * Test.xml holds every test that wrote a result JSON to --results, each
+    case with every figure kb_report_measurements sends (docs/cdash.md) as a
+    numeric NamedMeasurement equal to the JSON's, or to its stand-in where
+    the JSON has none (ratio 1, pct_peak_bw 100, ...), and the JSON attached;
   * every test named by --baselined reported a ratio to baseline for each case;
   * with --uploads, Upload.xml carries those files (base64, non-empty);
-  * with --coverage, Coverage.xml covers the harness (benchtests/src) and no
-    kernel, and DynamicAnalysis.xml (memcheck) lists tests;
+  * with --coverage, Coverage.xml covers the harness (benchtests/src) and no kernel;
+  * with --memcheck, memcheck reported per-test results: a <Test Status=...>
+    in DynamicAnalysis-Test.xml for every test DynamicAnalysis.xml lists, and
+    DynamicAnalysis.xml's <Test> entries (the tests with defects) with their
+    defect counts; none at all is a failure;
   * the token appears in none of the --scan files or directories, nor in
     any decoded attachment or upload of the received XML.
 Prints one line per check and exits 1 listing every failure.
@@ -61,6 +68,8 @@ def check_requests(chk, requests, parts, token_required, retried):
     arrived = [part_of(r["file"]) for r in accepted]
     for part in parts:
         chk.expect(arrived.count(part) == 1, "part %s arrived once (%d)" % (part, arrived.count(part)))
+    others = sorted(set(arrived) - set(parts))
+    chk.expect(not others, "no other part arrived %s" % (others or ""))
     chk.expect(all(r.get("method") == "PUT" for r in requests), "every request is a PUT")
     chk.expect(all(r.get("md5_ok") for r in requests), "every body matched its MD5 parameter")
     if token_required:
@@ -80,19 +89,33 @@ def measurements(test):
 
 
 def expected_figures(case):
-    """The measurements a case's JSON says its test must have reported."""
-    figures = {"median_ms": case.get("median_ms"), "rmse": case.get("accuracy", {}).get("rmse"),
-               "gbps": case.get("gbps"), "gflops": case.get("gflops"),
-               "pct_peak_bw": case.get("pct_peak_bw")}
+    """Every figure kb_report_measurements sends for a case that ran, with the
+    value its result JSON implies (None: sent, value not in the JSON)."""
+    median = case.get("median_ms")
     latency = case.get("latency") or {}
-    if "baseline_median_ms" in latency and latency.get("verdict") != "recorded":
-        figures["baseline_ms"] = latency["baseline_median_ms"]
-        figures["ratio"] = latency.get("ratio")
-    comparison = case.get("comparison") or {}
-    for key in ("speedup", "bytes_saved"):
-        if key in comparison:
-            figures[key] = comparison[key]
-    return {k: v for k, v in figures.items() if isinstance(v, (int, float))}
+    compared = "baseline_median_ms" in latency and latency.get("verdict") != "recorded"
+    pct = case.get("pct_peak_bw")
+    comparison = case.get("comparison")
+    device = case.get("device") or {}
+    power = device.get("power_w")
+    ab = latency.get("ab")
+    return {
+        "median_ms": median, "rmse": case.get("accuracy", {}).get("rmse"),
+        "gbps": case.get("gbps"), "gflops": case.get("gflops"),
+        "ratio_available": 1 if compared else 0,
+        "baseline_ms": latency["baseline_median_ms"] if compared else median,
+        "ratio": latency.get("ratio") if compared else 1,
+        "machine_drift": latency.get("machine_drift"),
+        "pct_peak_bw_available": 0 if pct is None else 1,
+        "pct_peak_bw": 100 if pct is None else pct,
+        "speedup_available": 1 if comparison else 0,
+        "speedup": comparison["speedup"] if comparison else 1,
+        "bytes_saved": comparison["bytes_saved"] if comparison else 0,
+        "power_available": 1 if power else 0,
+        "power_w": power or 0, "energy_mj": device.get("energy_per_call_mj") or 0,
+        "ab_pairs": None if ab else 0, "ab_ci_lo": None if ab else 1,
+        "ab_ci_hi": None if ab else 1,
+    }
 
 
 def close(a, b):
@@ -105,11 +128,10 @@ def check_case(chk, test_name, case, found):
     for what, value in sorted(expected_figures(case).items()):
         ms = found.get(prefix + what, [])
         ok = (len(ms) == 1 and ms[0].get("type") == "numeric/double"
-              and close(float(ms[0].findtext("Value")), float(value)))
+              and (value is None or close(float(ms[0].findtext("Value")), float(value))))
         if not ok:
             wrong.append("%s%s" % (prefix, what))
-    chk.expect(not wrong and prefix + "median_ms" in found,
-               "%s %s: numeric measurements match the JSON %s"
+    chk.expect(not wrong, "%s %s: every figure sent, equal to the JSON's %s"
                % (test_name, prefix[:-1], wrong or ""))
 
 
@@ -153,6 +175,26 @@ def check_tests(chk, store, results_dir, baselined):
                    "%s: its result JSON is attached, unchanged" % result["test"])
 
 
+def testing_results(store):
+    """(part, test name) of every test result in the <Testing> documents
+    received: what CDash adds to the build's tests."""
+    for name in sorted(os.listdir(store)):
+        if part_of(name) is None:
+            continue
+        testing = ET.parse(os.path.join(store, name)).getroot().find("Testing")
+        for test in testing.findall("Test") if testing is not None else []:
+            if test.get("Status") is not None:
+                yield part_of(name), test.findtext("Name")
+
+
+def check_tests_once(chk, store):
+    results = list(testing_results(store))
+    names = [name for _, name in results]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    chk.expect(results and not twice,
+               "CDash sees each of the %d test results once %s" % (len(results), twice or ""))
+
+
 def part_xml(store, part):
     files = [f for f in os.listdir(store) if part_of(f) == part]
     return ET.parse(os.path.join(store, files[0])).getroot() if len(files) == 1 else None
@@ -176,9 +218,26 @@ def check_coverage(chk, store):
                % len(harness))
     chk.expect(not [p for p, _ in files if "kernels/" in p or "reference/" in p],
                "Coverage.xml leaves the kernels and references out")
+
+
+def check_memcheck(chk, store):
+    """Memcheck's per-test results: each test it ran (DynamicAnalysis.xml's
+    TestList) with a status in DynamicAnalysis-Test.xml, and the tests with
+    defects as DynamicAnalysis.xml's <Test> entries."""
     root = part_xml(store, "DynamicAnalysis")
-    tests = list(root.iter("Test")) if root is not None else []
-    chk.expect(len(tests) > 0, "DynamicAnalysis.xml (memcheck) lists %d tests" % len(tests))
+    analysis = root.find("DynamicAnalysis") if root is not None else None
+    if not chk.expect(analysis is not None, "DynamicAnalysis.xml arrived"):
+        return
+    ran = {os.path.basename(t.text or "") for t in analysis.findall("TestList/Test")}
+    reported = {name for part, name in testing_results(store) if part == "DynamicAnalysis-Test"}
+    chk.expect(reported and ran <= reported,
+               "memcheck reported a status for each of the %d tests it ran %s"
+               % (len(ran), sorted(ran - reported) or ""))
+    defective = analysis.findall("Test")
+    defects = sum(int(d.text or 0) for t in defective for d in t.findall("Results/Defect"))
+    chk.expect(all(t.get("Status") and t.find("Results") is not None for t in defective),
+               "memcheck: %d tests with defects, %d defects, each with its status and results"
+               % (len(defective), defects))
 
 
 def check_no_token(chk, token, paths):
@@ -238,6 +297,7 @@ def main():
     parser.add_argument("--uploads", default="")
     parser.add_argument("--baselined", default="")
     parser.add_argument("--coverage", action="store_true")
+    parser.add_argument("--memcheck", action="store_true")
     parser.add_argument("--scan", nargs="*", default=[])
     args = parser.parse_args()
     chk = Checker()
@@ -246,11 +306,14 @@ def main():
         parser.error("--token-env %s: the variable is not set" % args.token_env)
     check_requests(chk, load_requests(args.store), args.parts.split(","), bool(token),
                    args.retried)
+    check_tests_once(chk, args.store)
     check_tests(chk, args.store, args.results, [b for b in args.baselined.split(",") if b])
     if args.uploads:
         check_uploads(chk, args.store, args.uploads.split(","))
     if args.coverage:
         check_coverage(chk, args.store)
+    if args.memcheck:
+        check_memcheck(chk, args.store)
     if token:
         check_no_token(chk, token, args.scan)
         check_no_token_inside(chk, token, args.store)

@@ -4,14 +4,19 @@
 #   2. run the dashboard (Experimental, cpu, coverage and memcheck on) over the
 #      harness's tests and two perf tests, with a random bearer token; the
 #      receiver refuses the first PUT, so the retry path runs;
-#   3. check_submission.py: every part arrived with its MD5 and the token,
-#      every perf test with its numeric measurements and its result JSON,
-#      the report uploaded, coverage and memcheck submitted, and the token in
-#      no log or file;
+#   3. check_submission.py: every part arrived once with its MD5 and the
+#      token, each test once, every perf test with all its numeric
+#      measurements and its result JSON, the report uploaded, coverage and
+#      memcheck's per-test results submitted, and the token in no log or file;
 #   4. the checker itself fails when a part is missing.
-# Before all that, bad parameters must stop the script before it configures.
+# Before all that: bad parameters (a submit URL without project= among them)
+# must stop the script before it configures; the receiver must answer as
+# CDash 5.3 does (check_receiver.py); and a submission CDash refuses with a
+# 4xx (wrong token, unknown project) must fail the run without a retry,
+# which a tiny project shows in seconds.
 # Inputs: PYTHON, CTEST, SOURCE_DIR, WORK, SWISH (kbench-swish), GCOVR, VALGRIND.
 
+cmake_minimum_required(VERSION 3.25)
 foreach(var PYTHON CTEST SOURCE_DIR WORK SWISH GCOVR VALGRIND)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "dashboard_check.cmake: -D${var}=... is required")
@@ -65,9 +70,68 @@ unset(ENV{KBENCH_CDASH_TOKEN})
 refused("unknown model" "KBENCH_MODEL='Weekly': expected one of" -DKBENCH_MODEL=Weekly)
 refused("unknown backend" "unknown backend 'rocm'" -DKBENCH_BACKENDS=rocm)
 refused("no submit URL" "no submit URL")
+refused("submit URL without project=" "names no CDash project"
+  "-DKBENCH_CDASH_SUBMIT_URL=https://cdash.example.org/submit.php")
+refused("submit URL with an empty project=" "names no CDash project"
+  "-DKBENCH_CDASH_SUBMIT_URL=https://cdash.example.org/submit.php?project=&x=1")
 set(ENV{KBENCH_CDASH_TOKEN} "not-sent")
 refused("token over plain http" "refusing to send KBENCH_CDASH_TOKEN over plain http"
   "-DKBENCH_CDASH_SUBMIT_URL=http://cdash.example.org/submit.php?project=kbench")
+
+# The receiver answers as CDash 5.3's submit.php: 503 (outage), 200 OK without
+# <md5>, 400 + JSON (checksum, project missing), 403 (token), 404 (project).
+set(ENV{KBENCH_RECEIVER_TOKEN} "kbench-selftest-probe")
+run("the receiver answers as CDash" 0 "${WORK}/receiver.log"
+  "${PYTHON}" "${here}/cdash_receiver.py" --store "${WORK}/probe"
+    --token-env KBENCH_RECEIVER_TOKEN --fail-first 1 --timeout 120 --
+  "${PYTHON}" "${here}/check_receiver.py" --token-env KBENCH_RECEIVER_TOKEN)
+
+# A project with one trivial test: configured, built and tested in seconds.
+file(MAKE_DIRECTORY "${WORK}/tiny")
+file(COPY "${SOURCE_DIR}/CTestConfig.cmake" DESTINATION "${WORK}/tiny")
+file(WRITE "${WORK}/tiny/CMakeLists.txt" "cmake_minimum_required(VERSION 3.25)\n"
+  "project(tiny NONE)\nenable_testing()\nadd_test(NAME tiny COMMAND \${CMAKE_COMMAND} -E true)\n")
+
+# The dashboard run on the tiny project against a receiver that refuses every
+# file with `status`: the run fails saying so, and no file is sent twice
+# although KBENCH_SUBMIT_RETRIES allows 2 more attempts.
+function(refused_without_retry label status text)
+  set(store "${WORK}/refused-${status}")
+  execute_process(COMMAND "${PYTHON}" "${here}/cdash_receiver.py" --store "${store}"
+      --token-env KBENCH_RECEIVER_TOKEN --timeout 300 ${ARGN} --
+    "${CTEST}" -S "${SOURCE_DIR}/ctest_scripts/dashboard.cmake"
+      -DKBENCH_SOURCE_DIR=${WORK}/tiny -DKBENCH_BINARY_DIR=${WORK}/tiny-${status}
+      -DKBENCH_SUBMIT_RETRIES=2 -DKBENCH_SUBMIT_RETRY_DELAY=0
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  message("---- ${label}: exit ${rc}\n${out}${err}")
+  string(FIND "${out}${err}" "${text}" at)
+  if(rc EQUAL 0 OR at EQUAL -1)
+    message(FATAL_ERROR "${label}: expected the run to fail saying '${text}'")
+  endif()
+  file(STRINGS "${store}/requests.jsonl" requests)
+  set(sent "")
+  foreach(request IN LISTS requests)
+    string(JSON answer GET "${request}" status)
+    string(JSON name GET "${request}" file)
+    if(NOT answer EQUAL status OR name IN_LIST sent)
+      message(FATAL_ERROR "${label}: ${name} answered ${answer} or was sent twice "
+        "(${store}/requests.jsonl)")
+    endif()
+    list(APPEND sent "${name}")
+  endforeach()
+  list(LENGTH sent n)
+  if(n LESS 3)
+    message(FATAL_ERROR "${label}: expected Configure, Build, Test... each refused once, "
+      "got ${n} requests")
+  endif()
+endfunction()
+set(ENV{KBENCH_CDASH_TOKEN} "kbench-selftest-wrong-token")
+refused_without_retry("a wrong token: 403, no retry" 403
+  "refused Configure with HTTP 403; not retrying")
+set(ENV{KBENCH_CDASH_TOKEN} "$ENV{KBENCH_RECEIVER_TOKEN}")
+refused_without_retry("an unknown project: 404, no retry" 404
+  "refused Configure with HTTP 404; not retrying" --project no-such-project)
+unset(ENV{KBENCH_RECEIVER_TOKEN})
 
 set(profile dashboard-selftest)
 run("record a swish baseline" 0 "${WORK}/record.log"
@@ -102,13 +166,18 @@ run("dashboard" 0 "${WORK}/dashboard.log"
 
 set(check "${PYTHON}" "${here}/check_submission.py" --store "${WORK}/received"
   --results "${WORK}/build/kbench-results" --token-env KBENCH_CDASH_TOKEN)
-run("check the submission" 0 "${WORK}/check.log" ${check} --retried --coverage
-  --baselined swish.cpu.fp32
-  --parts Configure,Build,Test,Coverage,DynamicAnalysis,Notes,Upload,Done
+file(READ "${WORK}/dashboard.log" log)
+if(NOT log MATCHES "CDash creates no group: unless the project has a group named 'selftest'")
+  message(FATAL_ERROR "the run did not warn that CDash creates no group 'selftest'")
+endif()
+set(parts Configure,Build,Test,Coverage,CoverageLog-0,DynamicAnalysis,DynamicAnalysis-Test,Notes)
+string(APPEND parts ,Upload,Done)
+run("check the submission" 0 "${WORK}/check.log" ${check} --retried --coverage --memcheck
+  --baselined swish.cpu.fp32 --parts ${parts}
   --uploads summary.md,summary.json,summary.svg,regressions.md,coverage.xml
   --scan "${WORK}/dashboard.log" "${WORK}/build/Testing" "${WORK}/received")
 run("the checker notices a missing part" 1 "${WORK}/check-missing.log" ${check}
-  --parts Configure,NoSuchPart --scan "${WORK}/dashboard.log")
+  --parts ${parts},NoSuchPart --scan "${WORK}/dashboard.log")
 file(READ "${WORK}/check-missing.log" missing)
 if(NOT missing MATCHES "FAIL: part NoSuchPart arrived once" OR NOT missing MATCHES "1 check[(]s[)] failed")
   message(FATAL_ERROR "the checker failed, but not (only) for the missing part: ${WORK}/check-missing.log")
