@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Buffers of one case: host copies in the run's precision and the backend's
  * own, plus the double-precision reference outputs. */
@@ -25,6 +26,34 @@ static int case_error(kb_case_result *r, const char *msg) {
     snprintf(r->error_msg, sizeof r->error_msg, "%s", msg);
     r->error = 1;
     return -1;
+}
+
+/* Host bytes a case holds at once, roughly: per element of every tensor
+ * the fp64 values (inputs) or reference (outputs), a host copy in the run's
+ * precision, and the buffer the kernel uses (on the CPU backend, host
+ * memory too); and the workspace. */
+static double host_bytes(const kb_layout *l, size_t elem) {
+    double per = 8.0 + 2.0 * (double)elem, bytes = (double)l->workspace_bytes;
+    for (int i = 0; i < l->n_in; ++i) bytes += per * (double)l->in[i].count;
+    for (int i = 0; i < l->n_out; ++i) bytes += per * (double)l->out[i].count;
+    return bytes;
+}
+
+/* A case that needs more than the machine's memory fails before anything is
+ * allocated: a large allocation may succeed (overcommit) and the process be
+ * killed when it is touched, with nothing reported. */
+static int check_host_memory(const kb_run_ctx *ctx, const kb_case *c, const kb_layout *l,
+                             kb_case_result *r) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    double need = host_bytes(l, kb_prec_size(ctx->prec));
+    double have = pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+    if (have == 0.0 || need <= have) return 0;
+    kb_err err;
+    kb_fail(&err,
+            "%s: case '%s' would run out of host memory: its buffers and reference need "
+            "%.3g GiB, this machine has %.3g GiB",
+            ctx->manifest->path, c->name, need / 1073741824.0, have / 1073741824.0);
+    return case_error(r, err.msg);
 }
 
 /* Element counts the buffers below can hold without their byte sizes
@@ -46,7 +75,7 @@ static int check_layout(const kb_run_ctx *ctx, const kb_case *c, const kb_layout
                 (long long)KB_CASE_MAX_ELEMENTS);
         return case_error(r, err.msg);
     }
-    return 0;
+    return check_host_memory(ctx, c, l, r);
 }
 
 static int describe_layout(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
