@@ -84,6 +84,9 @@ commit=$(git -C "$src" rev-parse --verify --quiet "$ref^{commit}") ||
   die "'$ref' is not a commit of $src (fetch it first, e.g. git fetch origin main)"
 short=${commit:0:12}
 work=${KBENCH_AB_WORK:-$build/kbench-ab}
+# Absolute: git -C "$src" would take a relative path from the source tree
+# (the worktree would land there), the rest of the script from here.
+[[ $work == /* ]] || work=$PWD/$work
 base_src="$work/src-$short"
 base_build="$work/build-$short"
 
@@ -123,6 +126,7 @@ while IFS= read -r test; do
 done < <(perf_tests "$build" "$@")
 
 echo "$prog: base $ref = $short; head = the working tree of $src"
+echo "$prog: the base's worktree and build: $base_src, $base_build"
 if ((all)); then
   echo "$prog: --all: every selected perf test"
 else

@@ -6,6 +6,7 @@
 #include "jsonutil.h"
 #include "jsonw.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -66,8 +67,13 @@ static int derive(edit_kind kind, const char *arg, const char *in, const char *o
     char *end;
     errno = 0;
     double value = strtod(arg, &end);
-    if (errno || end == arg || *end || !isfinite(value)) {
-        fprintf(stderr, "kbench-baseline: '%s' is not a number\n", arg);
+    if (errno || end == arg || *end || !isfinite(value) || isspace((unsigned char)*arg)) {
+        fprintf(stderr, "kbench-baseline: '%s' is not a number%s\n", arg,
+                errno == ERANGE ? " kbench-baseline can use (out of range)" : "");
+        return 2;
+    }
+    if (!*in || !*out) {
+        fprintf(stderr, "kbench-baseline: the %s file name is empty\n", !*in ? "IN" : "OUT");
         return 2;
     }
     kb_err err;
@@ -93,24 +99,69 @@ static int derive(edit_kind kind, const char *arg, const char *in, const char *o
     return rc != 0 ? 2 : 0;
 }
 
+/* One value of --kernel / --profile: given once, not empty. */
+static int option_value(const char *opt, const char *value, const char **out) {
+    if (!value) {
+        fprintf(stderr, "kbench-baseline: check: option %s needs a NAME\n", opt);
+        return -1;
+    }
+    if (*out) {
+        fprintf(stderr, "kbench-baseline: check: option %s given twice\n", opt);
+        return -1;
+    }
+    if (!*value) {
+        fprintf(stderr, "kbench-baseline: check: option %s: the NAME is empty\n", opt);
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
 /* check [--kernel NAME] [--profile NAME] FILE...: the driver's validation
- * (kb_baseline_open_for), so what passes here opens there. */
+ * (kb_baseline_open_for), so what passes here opens there. The options may
+ * come anywhere; after "--" every argument is a FILE. */
 static int check_files(int argc, char **argv) {
     const char *kernel = NULL, *profile = NULL;
-    int i = 0;
-    for (; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--kernel") == 0)
-            kernel = argv[i + 1];
-        else if (strcmp(argv[i], "--profile") == 0)
-            profile = argv[i + 1];
-        else
+    int n_files = 0, options_end = argc;
+    for (int i = 0; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0) {
+            n_files += argc - i - 1;
+            options_end = i;
             break;
+        }
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) return usage(stdout);
+        if (strcmp(a, "--kernel") == 0 || strcmp(a, "--profile") == 0) {
+            if (option_value(a, i + 1 < argc ? argv[i + 1] : NULL,
+                             a[2] == 'k' ? &kernel : &profile) != 0)
+                return usage(stderr);
+            ++i;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "kbench-baseline: check: unknown option '%s'\n", a);
+            return usage(stderr);
+        } else {
+            ++n_files;
+        }
     }
-    if (i >= argc) return usage(stderr);
+    if (!n_files) {
+        fprintf(stderr, "kbench-baseline: check needs a FILE\n");
+        return usage(stderr);
+    }
     int bad = 0;
-    for (; i < argc; ++i) {
+    for (int i = 0; i < argc; ++i) {
+        if (i < options_end &&
+            (strcmp(argv[i], "--kernel") == 0 || strcmp(argv[i], "--profile") == 0)) {
+            ++i;
+            continue;
+        }
+        if (i == options_end) continue; /* the "--" */
         kb_err err;
         kb_baseline b;
+        if (!*argv[i]) {
+            fprintf(stderr, "kbench-baseline: check: a FILE argument is empty\n");
+            ++bad;
+            continue;
+        }
         if (kb_baseline_open_for(&b, argv[i], kernel, profile, &err) != 0) {
             fprintf(stderr, "%s\n", err.msg);
             ++bad;
@@ -129,7 +180,7 @@ static int check_files(int argc, char **argv) {
 int main(int argc, char **argv) {
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0))
         return usage(stdout);
-    if (argc >= 3 && strcmp(argv[1], "check") == 0) return check_files(argc - 2, argv + 2);
+    if (argc >= 2 && strcmp(argv[1], "check") == 0) return check_files(argc - 2, argv + 2);
     static const struct {
         const char *name;
         edit_kind kind;
@@ -141,9 +192,6 @@ int main(int argc, char **argv) {
         fprintf(stderr, "kbench-baseline: %s takes 3 arguments, got %d\n", argv[1], argc - 2);
         return usage(stderr);
     }
-    if (argc >= 2 && strcmp(argv[1], "check") != 0)
-        fprintf(stderr, "kbench-baseline: unknown command '%s'\n", argv[1]);
-    else if (argc >= 2)
-        fprintf(stderr, "kbench-baseline: check needs a FILE\n");
+    if (argc >= 2) fprintf(stderr, "kbench-baseline: unknown command '%s'\n", argv[1]);
     return usage(stderr);
 }

@@ -10,6 +10,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Room after the report directory for "/summary.json" and the temporary
+ * file's suffix. */
+#define DIR_MAX (KB_PATH_MAX - 64)
 
 static int usage(FILE *f) {
     fprintf(f, "usage: kbench-report RESULTS_DIR [--out DIR]\n"
@@ -46,7 +52,13 @@ static int parse(int argc, char **argv, args *a) {
         else
             return bad_args("unexpected argument '", s);
     }
-    return a->results || a->help ? 0 : bad_args("no RESULTS_DIR", NULL);
+    if (a->help) return 0;
+    if (!a->results) return bad_args("no RESULTS_DIR", NULL);
+    if (!*a->results) return bad_args("RESULTS_DIR is empty", NULL);
+    if (a->out && !*a->out) return bad_args("--out: the directory name is empty", NULL);
+    if (strlen(a->results) >= DIR_MAX) return bad_args("RESULTS_DIR is too long: '", a->results);
+    if (a->out && strlen(a->out) >= DIR_MAX) return bad_args("--out is too long: '", a->out);
+    return 0;
 }
 
 /* RESULTS_DIR/../kbench-report, spelled as the parent directory (literally
@@ -63,33 +75,79 @@ static void default_out(const char *results, char *out, size_t size) {
         snprintf(out, size, "%s/kbench-report", dirname(copy));
 }
 
-/* The report must not land among the results it reads. */
+/* The canonical path `path` will have once its missing directories are
+ * created (`mkdir -p`): its existing part resolved (realpath), the rest
+ * taken literally, "." and ".." included. 0, or -1 when it cannot be told. */
+static int future_path(const char *path, char *res, size_t size) {
+    char buf[2 * PATH_MAX], cand[2 * PATH_MAX + 2], real[PATH_MAX];
+    if (path[0] == '/')
+        snprintf(buf, sizeof buf, "%s", path);
+    else if (!getcwd(real, sizeof real) ||
+             snprintf(buf, sizeof buf, "%s/%s", real, path) >= (int)sizeof buf)
+        return -1;
+    size_t n = 0; /* res holds the path without its leading "/" ("" for /) */
+    res[0] = '\0';
+    for (char *save = NULL, *c = strtok_r(buf, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+        if (strcmp(c, ".") == 0) continue;
+        if (strcmp(c, "..") == 0) {
+            char *slash = strrchr(res, '/');
+            n = slash ? (size_t)(slash - res) : 0;
+            res[n] = '\0';
+            continue;
+        }
+        snprintf(cand, sizeof cand, "%s/%s", res, c);
+        struct stat st;
+        if (lstat(cand, &st) == 0) {
+            if (!realpath(cand, real)) return -1;
+            snprintf(cand, sizeof cand, "%s", strcmp(real, "/") == 0 ? "" : real);
+        }
+        if (strlen(cand) >= size) return -1;
+        snprintf(res, size, "%s", cand);
+        n = strlen(res);
+    }
+    if (!res[0]) snprintf(res, size, "/");
+    return 0;
+}
+
+/* The report must not land among the results it reads; told before the
+ * directory is created, so that a refused --out leaves nothing behind. */
 static int check_out(const char *results, const char *out, kb_err *err) {
-    char a[PATH_MAX], b[PATH_MAX];
-    if (kb_mkdir_p(out, err) != 0) return -1;
-    if (realpath(results, a) && realpath(out, b) && strcmp(a, b) == 0)
+    char a[PATH_MAX], b[2 * PATH_MAX];
+    if (realpath(results, a) && future_path(out, b, sizeof b) == 0 && strcmp(a, b) == 0)
         return kb_fail(err,
                        "%s: the report directory is the results directory; choose another "
                        "--out",
                        out);
-    return 0;
+    return kb_mkdir_p(out, err);
 }
 
-static int write_one(const char *dir, const char *name, char *text, kb_err *err) {
-    char path[KB_PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int rc = text ? kb_write_file_atomic(path, text, err) : kb_fail(err, "%s: out of memory", path);
-    free(text);
-    if (rc == 0) printf("wrote %s\n", path);
+#define N_FILES 4
+static const char *const file_names[N_FILES] = {"summary.json", "summary.md", "regressions.md",
+                                                "summary.svg"};
+
+/* The four files go together: every text is made, and every target checked
+ * (a directory in the way), before the first is replaced, so that a report
+ * that cannot be written leaves the previous one whole, not half replaced. */
+static int write_files(const kb_sum_run *run, const char *results, const char *dir, kb_err *err) {
+    char *texts[N_FILES] = {kb_sum_json_text(run), kb_sum_md_text(run),
+                            kb_sum_regressions_text(run), kb_sum_svg_text(run)};
+    char paths[N_FILES][KB_PATH_MAX + 32];
+    int rc = 0;
+    for (int i = 0; i < N_FILES && rc == 0; ++i) {
+        struct stat st;
+        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, file_names[i]);
+        if (!texts[i])
+            rc = kb_fail(err, "%s: out of memory", paths[i]);
+        else if (stat(paths[i], &st) == 0 && !S_ISREG(st.st_mode))
+            rc = kb_fail(err, "%s: is not a regular file: cannot replace it (nothing written)",
+                         paths[i]);
+    }
+    if (rc == 0) rc = check_out(results, dir, err);
+    for (int i = 0; i < N_FILES && rc == 0; ++i)
+        if ((rc = kb_write_file_atomic(paths[i], texts[i], err)) == 0)
+            printf("wrote %s\n", paths[i]);
+    for (int i = 0; i < N_FILES; ++i) free(texts[i]);
     return rc;
-}
-
-static int write_files(const kb_sum_run *run, const char *dir, kb_err *err) {
-    if (write_one(dir, "summary.json", kb_sum_json_text(run), err) != 0 ||
-        write_one(dir, "summary.md", kb_sum_md_text(run), err) != 0 ||
-        write_one(dir, "regressions.md", kb_sum_regressions_text(run), err) != 0)
-        return -1;
-    return write_one(dir, "summary.svg", kb_sum_svg_text(run), err);
 }
 
 int main(int argc, char **argv) {
@@ -108,7 +166,7 @@ int main(int argc, char **argv) {
     if (rc == 0) {
         kb_sum_print_table(stdout, &run);
         fflush(stdout);
-        rc = check_out(a.results, out, &err) != 0 ? -1 : write_files(&run, out, &err);
+        rc = write_files(&run, a.results, out, &err);
     }
     if (rc != 0) fprintf(stderr, "kbench-report: %s\n", err.msg);
     kb_sum_free(&run);

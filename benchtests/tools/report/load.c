@@ -33,14 +33,37 @@ static int number(const cJSON *o, const char *key, int required, double *out, co
     return kb_json_number(o, key, required, out, file, field, err);
 }
 
+/* number() for a figure that cannot be negative (a time, a rate, an error,
+ * a ratio of two of them); `hi` bounds it too when finite (a p-value). */
+static int figure(const cJSON *o, const char *key, int required, double *out, double hi,
+                  const char *file, const char *field, kb_err *err) {
+    if (number(o, key, required, out, file, field, err) != 0) return -1;
+    if (isnan(*out) || (*out >= 0 && !(*out > hi))) return 0;
+    if (isinf(hi))
+        return kb_fail(err, "%s: field '%s%s%s': %g is negative", file, field, *field ? "." : "",
+                       key, *out);
+    return kb_fail(err, "%s: field '%s%s%s': %g is not from 0 to %g", file, field,
+                   *field ? "." : "", key, *out, hi);
+}
+
+/* The latency verdicts the driver writes (benchtests/src/gate.c). */
+static int known_verdict(const char *v) {
+    static const char *const known[] = {"ok",         "cleared", "inconclusive", "machine_drift",
+                                        "regression", "pending", "no_baseline",  "other_hardware",
+                                        "recorded",   "faster",  "new",          "too_noisy"};
+    for (size_t i = 0; i < sizeof known / sizeof *known; ++i)
+        if (strcmp(v, known[i]) == 0) return 1;
+    return 0;
+}
+
 static int load_accuracy(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                          kb_err *err) {
     const cJSON *acc;
     char path[64];
     snprintf(path, sizeof path, "%s.accuracy", field);
     if (kb_json_object(c, "accuracy", 1, &acc, file, field, err) != 0 ||
-        number(acc, "rmse", 1, &k->rmse, file, path, err) != 0 ||
-        number(acc, "max_abs_err", 0, &k->max_abs, file, path, err) != 0)
+        figure(acc, "rmse", 1, &k->rmse, INFINITY, file, path, err) != 0 ||
+        figure(acc, "max_abs_err", 0, &k->max_abs, INFINITY, file, path, err) != 0)
         return -1;
     return text(acc, "failures", 0, &k->acc_failures, file, path, err);
 }
@@ -53,10 +76,10 @@ static int load_ab(const cJSON *lat, kb_sum_case *k, const char *file, const cha
     snprintf(path, sizeof path, "%s.ab", field);
     if (kb_json_object(lat, "ab", 0, &ab, file, field, err) != 0) return -1;
     if (!ab) return 0;
-    if (number(ab, "ci_lo", 0, &k->ab_lo, file, path, err) != 0 ||
-        number(ab, "ci_hi", 0, &k->ab_hi, file, path, err) != 0)
+    if (figure(ab, "ci_lo", 0, &k->ab_lo, INFINITY, file, path, err) != 0 ||
+        figure(ab, "ci_hi", 0, &k->ab_hi, INFINITY, file, path, err) != 0)
         return -1;
-    return number(ab, "n_pairs", 0, &k->ab_pairs, file, path, err);
+    return figure(ab, "n_pairs", 0, &k->ab_pairs, INFINITY, file, path, err);
 }
 
 static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
@@ -67,15 +90,24 @@ static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const 
     if (kb_json_object(c, "latency", 1, &lat, file, field, err) != 0 ||
         text(lat, "verdict", 1, &k->verdict, file, path, err) != 0)
         return -1;
+    /* it is written into summary.md as it is: only the driver's words */
+    if (!known_verdict(k->verdict))
+        return kb_fail(err,
+                       "%s: field '%s.verdict': '%.64s' is not a latency verdict (ok, cleared, "
+                       "inconclusive, machine_drift, regression, pending, no_baseline, "
+                       "other_hardware, recorded, faster, new, too_noisy)",
+                       file, path, k->verdict);
     static const char *const keys[] = {"ratio",         "first_ratio", "baseline_median_ms",
                                        "baseline_rmse", "p_value",     "noise",
                                        "machine_drift"};
     double *outs[] = {&k->ratio,   &k->first_ratio, &k->base_ms, &k->base_rmse,
                       &k->p_value, &k->noise,       &k->drift};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
-        if (number(lat, keys[i], 0, outs[i], file, path, err) != 0) return -1;
+        if (figure(lat, keys[i], 0, outs[i], outs[i] == &k->p_value ? 1.0 : INFINITY, file, path,
+                   err) != 0)
+            return -1;
     if (text(lat, "drift_probe", 0, &k->drift_probe, file, path, err) != 0 ||
-        number(lat, "record_noise", 0, &k->record_noise, file, path, err) != 0)
+        figure(lat, "record_noise", 0, &k->record_noise, INFINITY, file, path, err) != 0)
         return -1;
     return load_ab(lat, k, file, path, err);
 }
@@ -88,7 +120,7 @@ static int load_comparison(const cJSON *c, kb_sum_case *k, const char *file, con
     if (kb_json_object(c, "comparison", 0, &cmp, file, field, err) != 0) return -1;
     if (!cmp) return 0;
     if (text(cmp, "with", 1, &k->compare_to, file, path, err) != 0 ||
-        number(cmp, "speedup", 1, &k->speedup, file, path, err) != 0)
+        figure(cmp, "speedup", 1, &k->speedup, INFINITY, file, path, err) != 0)
         return -1;
     return number(cmp, "bytes_saved", 0, &k->bytes_saved, file, path, err);
 }
@@ -97,10 +129,10 @@ static int load_comparison(const cJSON *c, kb_sum_case *k, const char *file, con
  * skipped has none). */
 static int load_figures(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                         kb_err *err) {
-    if (number(c, "median_ms", 1, &k->median_ms, file, field, err) != 0 ||
-        number(c, "gbps", 1, &k->gbps, file, field, err) != 0 ||
-        number(c, "gflops", 1, &k->gflops, file, field, err) != 0 ||
-        number(c, "pct_peak_bw", 0, &k->pct_peak, file, field, err) != 0)
+    if (figure(c, "median_ms", 1, &k->median_ms, INFINITY, file, field, err) != 0 ||
+        figure(c, "gbps", 1, &k->gbps, INFINITY, file, field, err) != 0 ||
+        figure(c, "gflops", 1, &k->gflops, INFINITY, file, field, err) != 0 ||
+        figure(c, "pct_peak_bw", 0, &k->pct_peak, INFINITY, file, field, err) != 0)
         return -1;
     if (load_accuracy(c, k, file, field, err) != 0 || load_latency(c, k, file, field, err) != 0)
         return -1;
@@ -185,10 +217,11 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
         text(r, "case_set", 0, &t->case_set, f, "", err) != 0 ||
         text(r, "mode", 0, &t->mode, f, "", err) != 0 ||
         text(r, "ab_base", 0, &t->ab_base, f, "", err) != 0 ||
-        number(r, "latency_tolerance", 1, &t->latency_tol, f, "", err) != 0 ||
-        number(r, "accuracy_drift", 0, &t->accuracy_drift, f, "", err) != 0 ||
+        figure(r, "latency_tolerance", 1, &t->latency_tol, 10.0, f, "", err) != 0 ||
+        figure(r, "accuracy_drift", 0, &t->accuracy_drift, INFINITY, f, "", err) != 0 ||
         kb_json_object(r, "environment", 0, &t->env, f, "", err) != 0)
         return -1;
+    if (!*t->name) return kb_fail(err, "%s: field 'test': empty (the test's name)", f);
     if (!known_status(t->status))
         return kb_fail(err,
                        "%s: field 'status': '%s' is not 'passed', 'failed', 'error', 'running', "
@@ -197,14 +230,68 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
     return load_cases(t, err);
 }
 
+/* Whether s is valid UTF-8 (RFC 3629: shortest forms, no surrogates, at
+ * most U+10FFFF). */
+static int utf8_ok(const char *text) {
+    const unsigned char *s = (const unsigned char *)text;
+    while (*s) {
+        size_t n = *s < 0x80         ? 1
+                   : (*s >> 5) == 6  ? 2
+                   : (*s >> 4) == 14 ? 3
+                   : (*s >> 3) == 30 ? 4
+                                     : 0;
+        if (!n) return 0;
+        unsigned long cp = n == 1 ? *s : *s & (0x7Fu >> n);
+        for (size_t i = 1; i < n; ++i) {
+            if ((s[i] & 0xC0) != 0x80) return 0;
+            cp = cp << 6 | (s[i] & 0x3F);
+        }
+        static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (n > 1 && (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
+        s += n;
+    }
+    return 1;
+}
+
+/* Every key and string of the result is UTF-8, as the driver writes them:
+ * they are copied into summary.json and summary.md, which must stay UTF-8. */
+static int check_utf8(const cJSON *node, char *path, size_t cap, const char *file, kb_err *err) {
+    size_t len = strlen(path);
+    int i = 0;
+    if (cJSON_IsString(node) && !utf8_ok(node->valuestring))
+        return kb_fail(err, "%s: field '%s': not valid UTF-8", file, path);
+    for (const cJSON *it = node->child; it; it = it->next, ++i) {
+        if (it->string && !utf8_ok(it->string))
+            return kb_fail(err, "%s: field '%s': a key that is not valid UTF-8", file,
+                           len ? path : "(the top level)");
+        if (it->string)
+            snprintf(path + len, cap - len, "%s%s", len ? "." : "", it->string);
+        else
+            snprintf(path + len, cap - len, "[%d]", i);
+        int rc = check_utf8(it, path, cap, file, err);
+        path[len] = '\0';
+        if (rc != 0) return -1;
+    }
+    return 0;
+}
+
 static int load_test(kb_sum_test *t, const char *dir, const char *name, kb_err *err) {
     memset(t, 0, sizeof *t);
     if (asprintf(&t->file, "%s/%s", dir, name) < 0) {
         t->file = NULL;
         return kb_fail(err, "out of memory");
     }
+    /* A FIFO would block the open until some process writes to it, a device
+     * would be read without end: a result is a regular file (or a link to one). */
+    struct stat st;
+    if (stat(t->file, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return kb_fail(err, "%s: is not a regular file (a FIFO, device or socket): not a result",
+                       t->file);
     t->root = kb_json_read_file(t->file, err);
-    return t->root ? load_test_fields(t, err) : -1;
+    if (!t->root) return -1;
+    char path[512] = "";
+    return check_utf8(t->root, path, sizeof path, t->file, err) != 0 ? -1
+                                                                     : load_test_fields(t, err);
 }
 
 static int json_file(const struct dirent *de) {
@@ -236,6 +323,11 @@ static int load_all(kb_sum_run *run, struct dirent **names, int n, kb_err *err) 
         note_time(run, t->file, &newest);
     }
     qsort(run->tests, (size_t)run->n_tests, sizeof *run->tests, by_name);
+    /* Two results of one test (a copy, a renamed file) would be counted twice. */
+    for (int i = 1; i < run->n_tests; ++i)
+        if (strcmp(run->tests[i - 1].name, run->tests[i].name) == 0)
+            return kb_fail(err, "%s and %s: field 'test': both are results of test '%.200s'",
+                           run->tests[i - 1].file, run->tests[i].file, run->tests[i].name);
     return 0;
 }
 
