@@ -48,10 +48,10 @@ step("configure" "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${build}"
 step("build" "${CMAKE_COMMAND}" --build "${build}" -j2)
 
 set(failed "")
-foreach(harness manifest baseline calibration expr)
+foreach(harness manifest baseline calibration expr partner)
   set(dict "${SOURCE_DIR}/json.dict")
-  if(harness STREQUAL "expr")
-    set(dict "${SOURCE_DIR}/expr.dict")
+  if(harness STREQUAL "expr" OR harness STREQUAL "partner")
+    set(dict "${SOURCE_DIR}/${harness}.dict")
   endif()
   # New inputs go to a corpus in the build tree; the committed seeds stay
   # as they are.

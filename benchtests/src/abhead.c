@@ -4,8 +4,10 @@
 #include "kb_config.h"
 #include "pathname.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The name this driver was started under (kbench-<kernel>[-cuda|-hip]):
@@ -30,18 +32,47 @@ static int base_manifest(const kb_options *opt, const char *m, char *out, size_t
     return kb_path_format(out, size, err, "--manifest", "%s", m);
 }
 
+/* --ab-base and --ab-source name directories: a file there is a mistake,
+ * and so is a missing source tree; a missing --ab-base is a base build
+ * that built no driver (every case new). */
+static int check_dir(const char *path, const char *what, int missing_ok, kb_err *err) {
+    struct stat st;
+    if (stat(path, &st) == 0)
+        return S_ISDIR(st.st_mode) ? 0 : kb_fail(err, "%s %s: not a directory", what, path);
+    if (errno == ENOENT && missing_ok) return 0;
+    return kb_fail(err, "%s %s: %s", what, path, strerror(errno));
+}
+
+/* Why the base's driver cannot run (NULL: it can), or -1 for a file there
+ * that is no driver. */
+static int base_driver(const char *exe, const char **why, kb_err *err) {
+    struct stat st;
+    *why = NULL;
+    if (stat(exe, &st) != 0 && errno == ENOENT) {
+        *why = "the base build has no such driver";
+        return 0;
+    }
+    if (stat(exe, &st) != 0 || !S_ISREG(st.st_mode) || access(exe, X_OK) != 0)
+        return kb_fail(err, "--ab-base: base driver %s is not an executable file", exe);
+    return 0;
+}
+
 int kb_ab_start(kb_ab_setup *ab, const kb_options *opt, const char *manifest_path,
                 const char *argv0, char *note, size_t note_size, kb_err *err) {
     char self[KB_PATH_MAX], manifest[KB_PATH_MAX], seed[32];
+    const char *why;
+    if (check_dir(opt->ab_base, "--ab-base (KBENCH_AB_BASE)", 1, err) != 0 ||
+        (opt->ab_source &&
+         check_dir(opt->ab_source, "--ab-source (KBENCH_AB_SOURCE)", 0, err) != 0))
+        return -1;
     if (kb_path_format(ab->exe, sizeof ab->exe, err, "--ab-base", "%s/%s", opt->ab_base,
                        own_name(argv0, self, sizeof self)) != 0 ||
-        base_manifest(opt, manifest_path, manifest, sizeof manifest, err) != 0)
+        base_manifest(opt, manifest_path, manifest, sizeof manifest, err) != 0 ||
+        base_driver(ab->exe, &why, err) != 0)
         return -1;
     ab->ref = opt->ab_ref ? opt->ab_ref : opt->ab_base;
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)opt->seed);
-    const char *why = access(ab->exe, X_OK) != 0    ? "the base build has no such driver"
-                      : access(manifest, R_OK) != 0 ? "the base has no such manifest"
-                                                    : NULL;
+    if (!why && access(manifest, R_OK) != 0) why = "the base has no such manifest";
     snprintf(note, note_size, "A/B against %.300s (%.600s)%s%s", ab->ref, ab->exe,
              why ? ": every case new, " : "", why ? why : "");
     if (why) return 0;

@@ -95,9 +95,37 @@ int kb_write_all(int fd, const char *text) {
     return 0;
 }
 
+/* The file a write to `path` replaces: path itself, or, where path is a
+ * symbolic link (a baseline linked from elsewhere), the file it points to,
+ * through at most 40 links; renaming over the link itself would replace the
+ * link with a file and leave its target stale. */
+static int write_target(const char *path, char *out, size_t size, kb_err *err) {
+    if (snprintf(out, size, "%s", path) >= (int)size)
+        return kb_fail(err, "%s: path too long", path);
+    for (int hops = 0; hops < 40; ++hops) {
+        struct stat st;
+        char link[KB_PATH_MAX], dir[KB_PATH_MAX];
+        if (lstat(out, &st) != 0 || !S_ISLNK(st.st_mode)) return 0;
+        ssize_t n = readlink(out, link, sizeof link - 1);
+        if (n < 0 || n >= (ssize_t)sizeof link - 1)
+            return kb_fail(err, "%s: cannot read the symbolic link %s", path, out);
+        link[n] = '\0';
+        dir_of(out, dir, sizeof dir);
+        int len = link[0] == '/' || !*dir ? snprintf(out, size, "%s", link)
+                                          : snprintf(out, size, "%s/%s", dir, link);
+        if (len >= (int)size) return kb_fail(err, "%s: path too long", path);
+    }
+    return kb_fail(err, "%s: too many levels of symbolic links", path);
+}
+
+/* The file being replaced by the write in progress (its path resolved). */
+static char inflight_target[KB_PATH_MAX];
+
 /* Creates the temporary file and registers it; its descriptor or -1. */
-static int open_temp(const char *path, kb_err *err) {
+static int open_temp(const char *given, kb_err *err) {
     char dir[KB_PATH_MAX];
+    if (write_target(given, inflight_target, sizeof inflight_target, err) != 0) return -1;
+    const char *path = inflight_target;
     dir_of(path, dir, sizeof dir);
     kb_atomicfile_remove_stale(dir);
     char tmp[KB_PATH_MAX];
@@ -121,7 +149,7 @@ int kb_atomicfile_commit(int fd, const char *path, kb_err *err) {
     int ok = fchmod(fd, 0644) == 0 && fsync(fd) == 0;
     int saved = errno;
     ok = close(fd) == 0 && ok;
-    if (ok && rename(inflight_path, path) == 0) {
+    if (ok && rename(inflight_path, inflight_target) == 0) {
         inflight = 0;
         return 0;
     }

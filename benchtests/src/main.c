@@ -124,9 +124,11 @@ static int select_run(driver *d, kb_err *err) {
         if (d->opt.variant && strcmp(impl->variant, d->opt.variant) != 0) continue;
         d->impls[d->n_impls++] = impl;
     }
+    if (d->n_impls == 0 && d->opt.variant)
+        return kb_fail(err, "--variant: kernel '%s' has no %s implementation of variant '%s'",
+                       m->name, d->opt.backend, d->opt.variant);
     if (d->n_impls == 0)
-        return kb_fail(err, "kernel '%s' has no %s implementation%s%s", m->name, d->opt.backend,
-                       d->opt.variant ? " of variant " : "", d->opt.variant ? d->opt.variant : "");
+        return kb_fail(err, "kernel '%s' has no %s implementation", m->name, d->opt.backend);
     if (d->opt.cold_cache && !d->ctx.backend->flush_caches)
         return kb_fail(err, "--cold-cache: backend '%s' cannot flush its caches", d->opt.backend);
     if (d->opt.case_name && !kb_manifest_find_case(m, d->opt.case_name))
@@ -388,8 +390,17 @@ static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *er
 /* A/B mode: the head compares with the base build's driver (abhead.h). */
 static int start_ab(driver *d, const char *argv0, kb_err *err) {
     d->ctx.ab = &d->ab;
-    return kb_ab_start(&d->ab, &d->opt, d->manifest.path, argv0, d->ab_note, sizeof d->ab_note,
-                       err);
+    if (kb_ab_start(&d->ab, &d->opt, d->manifest.path, argv0, d->ab_note, sizeof d->ab_note, err) !=
+        0)
+        return -1;
+    if (!d->ab.has_partner || strcmp(d->ab.partner.kernel, d->manifest.name) == 0) return 0;
+    kb_fail(err,
+            "base driver %s serves kernel '%s', not '%s': --ab-base must be a build of the same "
+            "kernels",
+            d->ab.exe, d->ab.partner.kernel, d->manifest.name);
+    kb_partner_stop(&d->ab.partner);
+    d->ab.has_partner = 0;
+    return -1;
 }
 
 /* A test that does not run here (no device, every case declined) has no

@@ -279,7 +279,7 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_CALIBRATION: return set_path(&o->calibration, arg, "--calibration", err);
     case OPT_AB_BASE: return set_path(&o->ab_base, arg, "--ab-base", err);
     case OPT_AB_SOURCE: return set_path(&o->ab_source, arg, "--ab-source", err);
-    case OPT_AB_REF: o->ab_ref = arg; return 0;
+    case OPT_AB_REF: o->ab_ref = arg; return *arg ? 0 : kb_fail(err, "--ab-ref: the name is empty");
     case OPT_AB_MIN_PAIRS:
         return parse_int(arg, 1, 64, &o->gate.ab_min_pairs, "--ab-min-pairs", err);
     case OPT_AB_MAX_PAIRS:

@@ -14,7 +14,17 @@
  *       | error <message>
  *   head: end                                      release the case
  *   base: ended
- *   head: quit (or end of input)                   the base exits 0
+ *   head: quit (or end of input between cases)     the base exits 0
+ *
+ * Anything else is a protocol error that ends the base (exit 2) with a
+ * message: an unknown command, a command with missing, extra or
+ * out-of-range fields, a line over 1024 bytes or holding a NUL byte, input
+ * ending inside a line or while a case is set up. The head likewise refuses
+ * an answer it cannot take whole: fields missing or extra, an rmse or a
+ * time that is not finite (times must be above zero), more samples than the
+ * round asked for, a line over 64 MiB; a base that stops answering but does
+ * not exit is killed after 5 s, one that does not greet within 120 s is
+ * stopped, and one serving another kernel is refused.
  *
  * The version changes whenever a message changes; a head meets a base of
  * another version, or one that predates the protocol, with an error that
@@ -47,7 +57,10 @@ typedef enum kb_partner_case {
 } kb_partner_case;
 
 /* Starts `exe` with --partner and `args` (NULL-terminated) and reads its
- * greeting. Returns 0, or -1 with a message naming exe. */
+ * greeting, waiting kb_partner_greeting_wait_ms at most (120 s: the base
+ * loads its manifest and sets its backend up first; tests lower it).
+ * Returns 0, or -1 with a message naming exe. */
+extern int kb_partner_greeting_wait_ms;
 int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err *err);
 
 /* Asks the base to set a case up, without waiting: the head prepares its

@@ -176,7 +176,17 @@ int kb_progress_fields(cJSON *result, kb_err *err) {
     return update(&now.fields, fields, 1, err);
 }
 
+/* ": case <name>, variant <variant>" while a case runs, else "": for the
+ * watchdog's messages, read without the lock (a signal handler may). */
+static char running_case[256];
+
+const char *kb_progress_running_case(void) {
+    return running_case;
+}
+
 int kb_progress_case_start(const char *case_name, const char *variant, kb_err *err) {
+    snprintf(running_case, sizeof running_case, ": case %.100s, variant %.100s", case_name,
+             variant);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", case_name);
     cJSON_AddStringToObject(o, "variant", variant);
@@ -192,6 +202,7 @@ int kb_progress_case_done(cJSON *entry, kb_err *err) {
     pthread_mutex_lock(&lock);
     free(now.case_key);
     now.case_key = NULL;
+    running_case[0] = '\0';
     pthread_mutex_unlock(&lock);
     return rc;
 }

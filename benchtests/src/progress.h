@@ -40,6 +40,10 @@ int kb_progress_fields(cJSON *result, kb_err *err);
 /* A case begins: the file is rewritten with status "running", naming it. */
 int kb_progress_case_start(const char *case_name, const char *variant, kb_err *err);
 
+/* ": case <name>, variant <variant>" while a case runs, "" between
+ * cases; async-signal-safe. */
+const char *kb_progress_running_case(void);
+
 /* The case is done: its entry (takes `entry` over) joins the cases. */
 int kb_progress_case_done(cJSON *entry, kb_err *err);
 

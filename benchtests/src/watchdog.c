@@ -46,8 +46,8 @@ static void describe(kb_progress_event *ev, const char *status, const char *sign
     ev->stage_s[wd.stage] += ev->elapsed_s;
 }
 
-static void say(const char *a, const char *b, const char *c) {
-    const char *parts[] = {"kbench: error: ", a, b, c, "\n"};
+static void say(const char *a, const char *b, const char *c, const char *d) {
+    const char *parts[] = {"kbench: error: ", a, b, c, d, "\n"};
     for (size_t i = 0; i < sizeof parts / sizeof *parts; ++i)
         if (write(STDERR_FILENO, parts[i], strlen(parts[i])) < 0) return;
 }
@@ -65,7 +65,8 @@ static void time_out(void) {
     say("timeout: stage '", kb_stage_name(ev.stage),
         written ? "' still running shortly before the test's time limit (--timeout, "
                   "KBENCH_TIMEOUT); the result says where"
-                : "' still running shortly before the test's time limit; no result written");
+                : "' still running shortly before the test's time limit; no result written",
+        kb_progress_running_case());
     _exit(2);
 }
 
@@ -172,8 +173,8 @@ static void on_crash(int sig) {
         describe(&ev, "crashed", name);
         kb_atomicfile_abandon();
         int written = kb_progress_write(&ev) == 0;
-        say(name, " in stage ", kb_stage_name(ev.stage));
-        if (!written) say("no result could be written", "", "");
+        say(name, " in stage ", kb_stage_name(ev.stage), kb_progress_running_case());
+        if (!written) say("no result could be written", "", "", "");
     }
     signal(sig, SIG_DFL);
     raise(sig); /* returns into the fault, which now ends the process */

@@ -205,7 +205,40 @@ static void test_signal_removes_temp(void) {
     }
 }
 
+/* A file reached through symbolic links (relative and absolute, one
+ * dangling): the target is replaced, the links stay links. */
+static void test_write_through_symlinks(void) {
+    const char *d = kb_test_tmpdir("atomic-symlink");
+    char sub[4096], target[4096], rel[4096], abs_link[4096], dangling[4096], loop[4096];
+    kb_test_join(sub, sizeof sub, d, "real");
+    kb_test_join(target, sizeof target, sub, "b.json");
+    kb_test_join(rel, sizeof rel, d, "rel.json");
+    kb_test_join(abs_link, sizeof abs_link, d, "abs.json");
+    kb_test_join(dangling, sizeof dangling, d, "dangling.json");
+    kb_test_join(loop, sizeof loop, d, "loop.json");
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_mkdir_p(sub, &err), 0);
+    kb_test_write(target, "old");
+    ASSERT_INT_EQ(symlink("real/b.json", rel), 0);
+    ASSERT_INT_EQ(symlink(rel, abs_link), 0);
+    ASSERT_INT_EQ(kb_write_file_atomic(abs_link, "new", &err), 0);
+    ASSERT(same_text(target, "new"));
+    struct stat st;
+    ASSERT(lstat(rel, &st) == 0 && S_ISLNK(st.st_mode));
+    ASSERT(lstat(abs_link, &st) == 0 && S_ISLNK(st.st_mode));
+    ASSERT_INT_EQ(count_entries(sub), 1);
+    ASSERT_INT_EQ(symlink("real/c.json", dangling), 0);
+    ASSERT_INT_EQ(kb_write_file_atomic(dangling, "c", &err), 0);
+    ASSERT(lstat(dangling, &st) == 0 && S_ISLNK(st.st_mode));
+    ASSERT(same_text(dangling, "c"));
+    ASSERT_INT_EQ(symlink("loop.json", loop), 0);
+    ASSERT_INT_EQ(kb_write_file_atomic(loop, "x", &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "too many levels of symbolic links");
+    ASSERT(lstat(loop, &st) == 0 && S_ISLNK(st.st_mode));
+}
+
 int main(void) {
+    RUN_TEST(test_write_through_symlinks);
     RUN_TEST(test_write_creates_and_replaces);
     RUN_TEST(test_write_failure_leaves_nothing);
     RUN_TEST(test_mkdir_p_nested);

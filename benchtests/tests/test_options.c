@@ -237,6 +237,7 @@ static void test_invalid_values(void) {
     expect_value_error("--confirm-rounds", "101", "is not a number in [0, 100]");
     expect_value_error("--latency-tolerance", "inf", "is not a number");
     expect_value_error("--accuracy-drift", "1e-3e", "is not a number");
+    expect_value_error("--ab-ref", "", "the name is empty");
 }
 
 /* strtoull skips leading white space and then accepts a minus sign, so
