@@ -2,11 +2,13 @@
 #include "jsonutil.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* No kbench file comes near this; a larger one is not what it claims to be. */
 #define MAX_FILE_BYTES ((size_t)1 << 28)
@@ -175,14 +177,36 @@ cJSON *kb_json_parse(const char *text, size_t len, const char *path, kb_err *err
     return root;
 }
 
-cJSON *kb_json_read_file(const char *path, kb_err *err) {
-    FILE *f = fopen(path, "rb");
+/* Opens path for reading without waiting for a writer: a named pipe that
+ * nobody writes to would otherwise block the open forever; opened this way
+ * it reads as empty. Reads then block as usual (a pipe from a running
+ * command, such as bash's <(...), is read to its end). */
+static FILE *open_for_reading(const char *path, kb_err *err) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    FILE *f = flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
         kb_fail(err, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
+        if (fd >= 0) close(fd);
     }
+    return f;
+}
+
+static int is_pipe(FILE *f) {
+    struct stat st;
+    return fstat(fileno(f), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+cJSON *kb_json_read_file(const char *path, kb_err *err) {
+    FILE *f = open_for_reading(path, err);
+    if (!f) return NULL;
     size_t len = 0;
     char *text = check_regular(f, path, err) == 0 ? read_all(f, path, &len, err) : NULL;
+    if (text && len == 0 && is_pipe(f)) {
+        kb_fail(err, "%s: a named pipe that nobody writes to: nothing to read", path);
+        free(text);
+        text = NULL;
+    }
     fclose(f);
     if (!text) return NULL;
     cJSON *root = kb_json_parse(text, len, path, err);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char path[KB_PATH_MAX];
 
@@ -77,6 +79,18 @@ static void test_nul_byte_is_refused(void) {
     kb_err err = {{0}};
     ASSERT(kb_json_read_file(path, &err) == NULL);
     ASSERT_STR_CONTAINS(err.msg, "NUL byte");
+}
+
+/* A named pipe nobody writes to is refused at once, not waited on. */
+static void test_pipe_without_writer_is_refused(void) {
+    char fifo[KB_PATH_MAX];
+    kb_test_join(fifo, sizeof fifo, kb_test_tmpdir("jsonutil_fifo"), "p.json");
+    unlink(fifo);
+    ASSERT(mkfifo(fifo, 0600) == 0);
+    kb_err err = {{0}};
+    ASSERT(kb_json_read_file(fifo, &err) == NULL);
+    ASSERT_STR_CONTAINS(err.msg, fifo);
+    ASSERT_STR_CONTAINS(err.msg, "nobody writes to");
 }
 
 /* "a\u0000b" would be read as "a": refused; an escaped backslash before
@@ -171,6 +185,7 @@ int main(void) {
     RUN_TEST(test_directory_is_named_as_such);
     RUN_TEST(test_nul_byte_is_refused);
     RUN_TEST(test_escaped_nul_is_refused);
+    RUN_TEST(test_pipe_without_writer_is_refused);
     RUN_TEST(test_device_is_refused);
     RUN_TEST(test_numbers_are_finite);
     RUN_TEST(test_integers_checked_before_conversion);
