@@ -96,8 +96,11 @@ endmacro()
 # root value, and no object holding a key twice (at any depth, named by its
 # path). The text is scanned token by token; ';', '[' and ']' are masked
 # first because CMake lists treat them specially.
+# A JSON string literal, escapes included: what the checks below skip over.
+set(_KB_JSON_STRING_REGEX "\"([^\"\\\\]|\\\\.)*\"")
+
 function(_kb_json_check_text manifest json_var)
-  string(REGEX REPLACE "\"([^\"\\\\]|\\\\.)*\"" "\"\"" bare "${${json_var}}")
+  string(REGEX REPLACE "${_KB_JSON_STRING_REGEX}" "\"\"" bare "${${json_var}}")
   string(REPLACE "[" "" bare "${bare}")
   string(REPLACE "]" "" bare "${bare}")
   string(REPLACE ";" "x" bare "${bare}")
@@ -109,7 +112,7 @@ function(_kb_json_check_text manifest json_var)
   string(REPLACE ";" "<kb_semi>" text "${text}")
   string(REPLACE "[" "<kb_lb>" text "${text}")
   string(REPLACE "]" "<kb_rb>" text "${text}")
-  string(REGEX MATCHALL "\"([^\"\\\\]|\\\\.)*\"|[{}:,]|<kb_lb>|<kb_rb>" tokens "${text}")
+  string(REGEX MATCHALL "${_KB_JSON_STRING_REGEX}|[{}:,]|<kb_lb>|<kb_rb>" tokens "${text}")
   set(roots 0)
   set(depth 0)
   set(expect_key OFF)
@@ -154,7 +157,7 @@ endfunction()
 # without a message, past about a thousand. Strings are dropped first; then
 # each pass removes the innermost empty pairs.
 function(_kb_json_check_depth manifest json_var)
-  string(REGEX REPLACE "\"([^\"\\\\]|\\\\.)*\"" "" nest "${${json_var}}")
+  string(REGEX REPLACE "${_KB_JSON_STRING_REGEX}" "" nest "${${json_var}}")
   string(REPLACE "[" "(" nest "${nest}")
   string(REPLACE "]" ")" nest "${nest}")
   string(REGEX REPLACE "[^(){}]" "" nest "${nest}")

@@ -121,8 +121,7 @@ static int write_target(const char *path, char *out, size_t size, kb_err *err) {
 /* The file being replaced by the write in progress (its path resolved). */
 static char inflight_target[KB_PATH_MAX];
 
-/* Creates the temporary file and registers it; its descriptor or -1. */
-static int open_temp(const char *given, kb_err *err) {
+int kb_atomicfile_begin(const char *given, kb_err *err) {
     char dir[KB_PATH_MAX];
     if (write_target(given, inflight_target, sizeof inflight_target, err) != 0) return -1;
     const char *path = inflight_target;
@@ -141,8 +140,12 @@ static int open_temp(const char *given, kb_err *err) {
     return fd;
 }
 
-int kb_atomicfile_begin(const char *path, kb_err *err) {
-    return open_temp(path, err);
+/* Removes the temporary file; the error of a write that failed with errno
+ * `saved`. */
+static int write_failed(const char *path, int saved, kb_err *err) {
+    kb_atomicfile_abandon();
+    return kb_fail(err, "%s: cannot write: %s (the previous file is unchanged)", path,
+                   strerror(saved));
 }
 
 int kb_atomicfile_commit(int fd, const char *path, kb_err *err) {
@@ -153,11 +156,7 @@ int kb_atomicfile_commit(int fd, const char *path, kb_err *err) {
         inflight = 0;
         return 0;
     }
-    if (!ok) errno = saved;
-    saved = errno;
-    kb_atomicfile_abandon();
-    return kb_fail(err, "%s: cannot write: %s (the previous file is unchanged)", path,
-                   strerror(saved));
+    return write_failed(path, ok ? errno : saved, err);
 }
 
 int kb_write_file_atomic(const char *path, const char *text, kb_err *err) {
@@ -166,9 +165,7 @@ int kb_write_file_atomic(const char *path, const char *text, kb_err *err) {
     if (kb_write_all(fd, text) == 0) return kb_atomicfile_commit(fd, path, err);
     int saved = errno;
     close(fd);
-    kb_atomicfile_abandon();
-    return kb_fail(err, "%s: cannot write: %s (the previous file is unchanged)", path,
-                   strerror(saved));
+    return write_failed(path, saved, err);
 }
 
 int kb_mkdir_p(const char *path, kb_err *err) {

@@ -5,6 +5,7 @@
 #include "case.h"
 #include "jsonutil.h"
 #include "jsonw.h"
+#include "pathname.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -152,18 +153,6 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     return kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err);
 }
 
-/* A profile is a directory name: printable ASCII, no '/', no "..", not
- * starting with '.' or '-'. */
-static const char *profile_problem(const char *p) {
-    if (!*p) return "is empty";
-    if (p[0] == '.' || p[0] == '-') return "starts with '.' or '-'";
-    if (strstr(p, "..")) return "contains '..'";
-    for (; *p; ++p)
-        if (*p == '/' || *p == '\\' || *p <= 0x20 || *p > 0x7e)
-            return "contains '/', '\\', whitespace or a non-printable character";
-    return NULL;
-}
-
 /* "kernel" and "profile" name the file's place (<profile>/<kernel>.json);
  * when the caller says which it reads, they must be those. */
 static int check_identity(const cJSON *root, const char *path, const char *kernel,
@@ -175,9 +164,10 @@ static int check_identity(const cJSON *root, const char *path, const char *kerne
     if (kb_identifier_problem(file_kernel, sizeof file_kernel))
         return kb_fail(err, "%s: field 'kernel': '%s' %s", path, file_kernel,
                        kb_identifier_problem(file_kernel, sizeof file_kernel));
-    if (profile_problem(file_profile))
+    /* the rule --profile is checked by (kb_check_name): what was recorded reads back */
+    if (kb_name_problem(file_profile))
         return kb_fail(err, "%s: field 'profile': '%s' %s", path, file_profile,
-                       profile_problem(file_profile));
+                       kb_name_problem(file_profile));
     if (kernel && strcmp(kernel, file_kernel) != 0)
         return kb_fail(err,
                        "%s: field 'kernel': the file holds the baseline of kernel '%s', not of "

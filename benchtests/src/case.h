@@ -33,7 +33,9 @@ int kb_case_find_dim(const kb_case *c, const char *name, int64_t *value);
 
 /* Why `name` cannot name a case (NULL when it can): case names become
  * parts of file names, baseline keys and CDash measurement names, so they
- * are 1 to 63 of [A-Za-z0-9_.-], not starting with '.' or '-', without "..". */
+ * are 1 to 63 of [A-Za-z0-9_.-], not starting with '.' or '-', without "..".
+ * Stricter on purpose than kb_name_problem (pathname.h), the rule for
+ * profiles and test names, which allows any printable ASCII but '/' and '\\'. */
 const char *kb_case_name_problem(const char *name);
 
 /* Why `name` is not a plain identifier ([A-Za-z_][A-Za-z0-9_]*, shorter

@@ -13,28 +13,34 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* First line of a command's output, or "" when it fails. */
-static void first_line(const char *cmd, char *out, size_t size) {
-    out[0] = '\0';
-    FILE *p = popen(cmd, "r");
-    if (!p) return;
-    if (!fgets(out, (int)size, p)) out[0] = '\0';
-    out[strcspn(out, "\n")] = '\0';
-    pclose(p);
-}
-
 /* git without the optional locks: "git status" refreshes the index and so
  * takes .git/index.lock, which a developer's own git command in the same
  * checkout would then find taken. */
 #define KB_GIT "git --no-optional-locks -C '" KB_SOURCE_DIR "' "
 
+/* The commit and whether tracked files differ from it, from one git
+ * command: its "# branch.oid" header and any change line after it. */
 static void add_git(cJSON *env) {
-    char commit[128], dirty[256];
-    first_line(KB_GIT "rev-parse HEAD 2>/dev/null", commit, sizeof commit);
-    first_line(KB_GIT "status --porcelain --untracked-files=no 2>/dev/null", dirty, sizeof dirty);
+    char commit[128] = "", line[512];
+    int dirty = 0, at_start = 1;
+    FILE *p = popen(KB_GIT "status --porcelain=v2 --branch --untracked-files=no 2>/dev/null", "r");
+    while (p && fgets(line, sizeof line, p)) {
+        int starts = at_start; /* not the rest of a line longer than the buffer */
+        at_start = strchr(line, '\n') != NULL;
+        if (!starts) continue;
+        if (strncmp(line, "# branch.oid ", 13) == 0) {
+            const char *oid = line + 13;
+            size_t n = strspn(oid, "0123456789abcdef");
+            if (n > 0 && n < sizeof commit && (oid[n] == '\n' || oid[n] == '\0'))
+                snprintf(commit, sizeof commit, "%.*s", (int)n, oid);
+        } else if (line[0] != '#') {
+            dirty = 1;
+        }
+    }
+    if (p) pclose(p);
     cJSON_AddStringToObject(env, "git_commit", commit[0] ? commit : "unknown");
     if (commit[0])
-        cJSON_AddBoolToObject(env, "git_dirty", dirty[0] != '\0');
+        cJSON_AddBoolToObject(env, "git_dirty", dirty);
     else
         cJSON_AddNullToObject(env, "git_dirty");
 }

@@ -13,7 +13,8 @@
 /* No kbench file comes near this; a larger one is not what it claims to be. */
 #define MAX_FILE_BYTES ((size_t)1 << 28)
 
-static int check_regular(FILE *f, const char *path, kb_err *err) {
+/* 0 for a regular file or a pipe (*is_fifo says which), -1 otherwise. */
+static int check_regular(FILE *f, const char *path, int *is_fifo, kb_err *err) {
     struct stat st;
     if (fstat(fileno(f), &st) != 0)
         return kb_fail(err, "%s: cannot stat: %s", path, strerror(errno));
@@ -21,6 +22,7 @@ static int check_regular(FILE *f, const char *path, kb_err *err) {
     /* a pipe is read like a file; a device (/dev/zero) never ends */
     if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
         return kb_fail(err, "%s: is not a regular file", path);
+    *is_fifo = S_ISFIFO(st.st_mode);
     return 0;
 }
 
@@ -192,17 +194,13 @@ static FILE *open_for_reading(const char *path, kb_err *err) {
     return f;
 }
 
-static int is_pipe(FILE *f) {
-    struct stat st;
-    return fstat(fileno(f), &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
 cJSON *kb_json_read_file(const char *path, kb_err *err) {
     FILE *f = open_for_reading(path, err);
     if (!f) return NULL;
     size_t len = 0;
-    char *text = check_regular(f, path, err) == 0 ? read_all(f, path, &len, err) : NULL;
-    if (text && len == 0 && is_pipe(f)) {
+    int is_fifo = 0;
+    char *text = check_regular(f, path, &is_fifo, err) == 0 ? read_all(f, path, &len, err) : NULL;
+    if (text && len == 0 && is_fifo) {
         kb_fail(err, "%s: a named pipe that nobody writes to: nothing to read", path);
         free(text);
         text = NULL;

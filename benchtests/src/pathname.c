@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *name_problem(const char *v) {
+const char *kb_name_problem(const char *v) {
     size_t n = strlen(v);
     if (n == 0) return "is empty";
     if (n > KB_NAME_MAX) return "is too long";
@@ -18,7 +18,7 @@ static const char *name_problem(const char *v) {
 }
 
 int kb_check_name(const char *value, const char *what, kb_err *err) {
-    const char *why = name_problem(value);
+    const char *why = kb_name_problem(value);
     if (!why) return 0;
     return kb_fail(err,
                    "%s: '%.200s%s' %s: it names one file or directory, so it must be 1 to %d "

@@ -17,6 +17,10 @@
  * 0, or -1 with a message naming `what` and the rule. */
 int kb_check_name(const char *value, const char *what, kb_err *err);
 
+/* Why `value` is not such a plain name ("is empty", "contains '..'"...),
+ * NULL when it is: the rule alone, for a name read from a file. */
+const char *kb_name_problem(const char *value);
+
 /* Whether `value` (given as `what`) is a usable path: not empty and shorter
  * than KB_PATH_MAX. */
 int kb_check_path(const char *value, const char *what, kb_err *err);

@@ -16,6 +16,13 @@ static int char_length(const unsigned char *s) {
     return n;
 }
 
+int kb_utf8_valid(const char *text) {
+    const unsigned char *s = (const unsigned char *)text;
+    for (int n; *s; s += n)
+        if ((n = char_length(s)) == 0) return 0;
+    return 1;
+}
+
 void kb_utf8_copy(const char *text, char *out, size_t size) {
     size_t k = 0;
     if (size == 0) return;

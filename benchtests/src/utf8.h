@@ -10,4 +10,7 @@
  * overlong forms, surrogates or code points above U+10FFFF) shown as '?'. */
 void kb_utf8_copy(const char *text, char *out, size_t size);
 
+/* Whether all of text is valid UTF-8 by the same rules: 1 or 0. */
+int kb_utf8_valid(const char *text);
+
 #endif

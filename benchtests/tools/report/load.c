@@ -5,6 +5,7 @@
 #include "jsonutil.h"
 #include "summary.h"
 #include "timer.h"
+#include "utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -230,38 +231,15 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
     return load_cases(t, err);
 }
 
-/* Whether s is valid UTF-8 (RFC 3629: shortest forms, no surrogates, at
- * most U+10FFFF). */
-static int utf8_ok(const char *text) {
-    const unsigned char *s = (const unsigned char *)text;
-    while (*s) {
-        size_t n = *s < 0x80         ? 1
-                   : (*s >> 5) == 6  ? 2
-                   : (*s >> 4) == 14 ? 3
-                   : (*s >> 3) == 30 ? 4
-                                     : 0;
-        if (!n) return 0;
-        unsigned long cp = n == 1 ? *s : *s & (0x7Fu >> n);
-        for (size_t i = 1; i < n; ++i) {
-            if ((s[i] & 0xC0) != 0x80) return 0;
-            cp = cp << 6 | (s[i] & 0x3F);
-        }
-        static const unsigned long least[] = {0, 0, 0x80, 0x800, 0x10000};
-        if (n > 1 && (cp < least[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;
-        s += n;
-    }
-    return 1;
-}
-
 /* Every key and string of the result is UTF-8, as the driver writes them:
  * they are copied into summary.json and summary.md, which must stay UTF-8. */
 static int check_utf8(const cJSON *node, char *path, size_t cap, const char *file, kb_err *err) {
     size_t len = strlen(path);
     int i = 0;
-    if (cJSON_IsString(node) && !utf8_ok(node->valuestring))
+    if (cJSON_IsString(node) && !kb_utf8_valid(node->valuestring))
         return kb_fail(err, "%s: field '%s': not valid UTF-8", file, path);
     for (const cJSON *it = node->child; it; it = it->next, ++i) {
-        if (it->string && !utf8_ok(it->string))
+        if (it->string && !kb_utf8_valid(it->string))
             return kb_fail(err, "%s: field '%s': a key that is not valid UTF-8", file,
                            len ? path : "(the top level)");
         if (it->string)
@@ -281,12 +259,8 @@ static int load_test(kb_sum_test *t, const char *dir, const char *name, kb_err *
         t->file = NULL;
         return kb_fail(err, "out of memory");
     }
-    /* A FIFO would block the open until some process writes to it, a device
-     * would be read without end: a result is a regular file (or a link to one). */
-    struct stat st;
-    if (stat(t->file, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-        return kb_fail(err, "%s: is not a regular file (a FIFO, device or socket): not a result",
-                       t->file);
+    /* kb_json_read_file refuses a FIFO nobody writes to, a directory and a
+     * device, naming the file. */
     t->root = kb_json_read_file(t->file, err);
     if (!t->root) return -1;
     char path[512] = "";
