@@ -1,7 +1,8 @@
 # The GPU backends: finding their toolchains and building a kernel's GPU
 # driver. CUDA is a CMake language (nvcc); HIP objects are compiled by
 # Debian's hipcc through a custom command, because CMake 3.25's HIP language
-# does not find Debian's layout (docs/gpu.md).
+# does not find Debian's layout (docs/gpu.md). Installed with the package:
+# the driver functions read only cache variables and kbench:: targets.
 
 include(CheckLanguage)
 
@@ -86,6 +87,19 @@ endfunction()
 # kbench_enable_gpu_backends() fails configure, saying what to install, when
 # a requested backend's toolchain is missing.
 macro(kbench_detect_gpu_toolchains)
+  # Only what KBENCH_BACKENDS may use is looked for: checking a language
+  # runs a test project (seconds), which a CPU-only configure need not pay.
+  set(KBENCH_HAVE_CUDA OFF)
+  set(KBENCH_HAVE_HIP OFF)
+  if(KBENCH_BACKENDS STREQUAL "auto" OR "cuda" IN_LIST KBENCH_BACKENDS)
+    _kb_detect_cuda()
+  endif()
+  if(KBENCH_BACKENDS STREQUAL "auto" OR "hip" IN_LIST KBENCH_BACKENDS)
+    _kb_detect_hip()
+  endif()
+endmacro()
+
+macro(_kb_detect_cuda)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
     set(CMAKE_CUDA_ARCHITECTURES "80;90" CACHE STRING
       "CUDA architectures to build for (default 80;90: A100, H100); nvcc --list-gpu-arch lists what the toolkit supports")
@@ -102,13 +116,14 @@ macro(kbench_detect_gpu_toolchains)
     endif()
   endif()
   check_language(CUDA)
-  set(KBENCH_HAVE_CUDA OFF)
   if(CMAKE_CUDA_COMPILER)
     set(KBENCH_HAVE_CUDA ON)
   endif()
+endmacro()
+
+macro(_kb_detect_hip)
   find_program(KBENCH_HIPCC hipcc)
   mark_as_advanced(KBENCH_HIPCC)
-  set(KBENCH_HAVE_HIP OFF)
   if(KBENCH_HIPCC)
     check_language(CXX)
     if(CMAKE_CXX_COMPILER)
@@ -140,7 +155,37 @@ macro(kbench_enable_gpu_backends)
   endif()
 endmacro()
 
-set(KBENCH_GPU_INCLUDE "${PROJECT_SOURCE_DIR}/benchtests/include")
+# The backends of `available` (a ;-list) this build registers tests for,
+# from KBENCH_BACKENDS ("auto": each whose toolchain is found), with their
+# languages enabled; a requested backend that is not available or has no
+# toolchain fails configure. kbench's own build offers cpu, cuda and hip, a
+# consumer of the installed package those it was built with (kbenchConfig).
+# A macro: enable_language() only works at directory scope.
+macro(kbench_resolve_backends available)
+  kbench_detect_gpu_toolchains()
+  if(KBENCH_BACKENDS STREQUAL "auto")
+    set(KBENCH_BACKENDS cpu)
+    if(KBENCH_HAVE_CUDA AND "cuda" IN_LIST ${available})
+      list(APPEND KBENCH_BACKENDS cuda)
+    endif()
+    if(KBENCH_HAVE_HIP AND "hip" IN_LIST ${available})
+      list(APPEND KBENCH_BACKENDS hip)
+    endif()
+  endif()
+  foreach(_kb_backend IN LISTS KBENCH_BACKENDS)
+    if(NOT _kb_backend MATCHES "^(cpu|cuda|hip)$")
+      message(FATAL_ERROR "KBENCH_BACKENDS: unknown backend '${_kb_backend}' "
+        "(known: cpu cuda hip, or auto)")
+    elseif(NOT _kb_backend IN_LIST ${available})
+      message(FATAL_ERROR "KBENCH_BACKENDS: backend '${_kb_backend}' is not in this kbench "
+        "installation (it has: ${${available}}; or auto)")
+    endif()
+  endforeach()
+  kbench_enable_gpu_backends()
+  # What kbench_add_kernel reads, from any directory (a parent project does
+  # not see this directory's variables).
+  set_property(GLOBAL PROPERTY KBENCH_ENABLED_BACKENDS "${KBENCH_BACKENDS}")
+endmacro()
 
 # kbench-<name>-cuda: the kernel's host objects (C sources and reference)
 # with <name>.cu compiled by nvcc and the CUDA backend.
@@ -150,7 +195,7 @@ function(kbench_add_cuda_driver name exe host gpu_source)
   target_compile_options(${exe} PRIVATE
     -std=c++17 -Xcompiler=-Wall,-Wextra
     $<$<BOOL:${KBENCH_WERROR}>:-Werror=all-warnings -Xcompiler=-Werror>)
-  target_link_libraries(${exe} PRIVATE ${host} kb_backend_cuda)
+  target_link_libraries(${exe} PRIVATE ${host} kbench::backend_cuda)
   # libcudart and libcublas live in the toolkit, which ld.so may not search
   # (a GPU box without the ld.so.conf entry would give exit 127): a RUNPATH.
   set_target_properties(${exe} PROPERTIES
@@ -170,15 +215,19 @@ function(kbench_add_hip_driver name exe host gpu_source)
   if(KBENCH_WERROR)
     set(werror -Werror)
   endif()
+  # kb/*.h from kbench's include directory (the source tree's or the
+  # installed package's).
+  set(includes "$<TARGET_PROPERTY:kbench::harness,INTERFACE_INCLUDE_DIRECTORIES>")
   add_custom_command(OUTPUT "${obj}"
     COMMAND "${KBENCH_HIPCC}" -x hip -std=c++17 -O3 -fPIC ${arch_flags} -Wall -Wextra ${werror}
-      -I "${KBENCH_GPU_INCLUDE}" -MD -MF "${obj}.d" -c "${gpu_source}" -o "${obj}"
+      "-I$<JOIN:${includes},;-I>" -MD -MF "${obj}.d" -c "${gpu_source}" -o "${obj}"
     DEPENDS "${gpu_source}"
     DEPFILE "${obj}.d"
     COMMENT "Building HIP object ${name}.o"
+    COMMAND_EXPAND_LISTS
     VERBATIM)
   add_executable(${exe} "${obj}")
-  target_link_libraries(${exe} PRIVATE ${host} kb_backend_hip)
+  target_link_libraries(${exe} PRIVATE ${host} kbench::backend_hip)
   # The HIP runtime's directory (/opt/rocm/lib on AMD's packages), as for CUDA.
   set_target_properties(${exe} PROPERTIES LINKER_LANGUAGE CXX
     BUILD_RPATH "$<TARGET_FILE_DIR:hip::amdhip64>"

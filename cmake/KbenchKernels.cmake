@@ -1,9 +1,41 @@
-# Kernel discovery: every kernels/<name>/kernel.json becomes a driver
-# executable kbench-<name> and one CTest test per backend x precision,
-# <name>.<backend>.<precision>. Nothing central lists the kernels.
+# Kernel registration: every kernel folder (<dir>/kernel.json and its
+# sources) becomes a driver executable kbench-<name> and one CTest test per
+# backend x precision, <name>.<backend>.<precision>. Nothing central lists the
+# kernels. kbench's own suite discovers kernels/ and KBENCH_KERNEL_DIRS with
+# kbench_discover_kernels(); another project calls kbench_add_kernel() after
+# find_package(kbench) or add_subdirectory() (docs/using-kbench-in-your-project.md).
+#
+# Installed with the package: the functions here read only what any caller can
+# see (global properties, the exported targets kbench::*, cache variables and
+# the caller's own CMAKE_*/PROJECT_* variables), never a variable of kbench's
+# own directory. Also usable in script mode (cmake -P) for _kb_read_manifest.
 
-set(KBENCH_DEFAULT_TEST_TIMEOUT 300)
-set(KBENCH_FULL_TEST_TIMEOUT 3600)
+# The fixed vocabulary, set in every function that needs it (a variable of
+# this file's scope is not visible to a caller in another directory).
+macro(_kb_constants)
+  set(KBENCH_KNOWN_BACKENDS cpu cuda hip)
+  set(KBENCH_KNOWN_PRECISIONS fp64 fp32 fp16 bf16)
+  # Libraries a manifest may ask for ("libraries": [...]): each is linked into
+  # the drivers of the backend it serves and announced to the sources as
+  # KB_HAVE_<NAME>. There is no hipBLAS: Debian does not package it, so HIP
+  # kernels have their hand-written variants only.
+  set(KBENCH_KNOWN_LIBRARIES openblas cublas)
+  # The top-level keys of a manifest; any key ending in "_note" is free text.
+  # The driver's reader has the same list (root_keys in
+  # benchtests/src/manifest.c): change both together.
+  set(KBENCH_MANIFEST_KEYS name description backends precisions tolerance flops bytes cases
+    sweep full variants libraries labels calibration timeout)
+  set(KBENCH_DEFAULT_TEST_TIMEOUT 300)
+  set(KBENCH_FULL_TEST_TIMEOUT 3600)
+  # What a label (and a case name, in the C reader) may be: it becomes part
+  # of test names, file names and CTest label lists, so no ';', '/',
+  # whitespace, '..', and no leading '.' or '-'.
+  set(_KB_NAME_REGEX "^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+  set(_KB_IDENTIFIER_REGEX "^[A-Za-z_][A-Za-z0-9_]*$")
+  # A JSON string literal, escapes included.
+  set(_KB_JSON_STRING_REGEX "\"([^\"\\\\]|\\\\.)*\"")
+endmacro()
+_kb_constants()
 
 # string(JSON <mode> ...) on the manifest text, failing configure with the
 # manifest and the field named. The text is passed by variable name: it may
@@ -17,11 +49,6 @@ function(_kb_json out manifest json_var mode)
   set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
-# What a label (and a case name, in the C reader) may be: it becomes part of
-# test names, file names and CTest label lists, so no ';', '/', whitespace,
-# '..', and no leading '.' or '-'.
-set(_KB_NAME_REGEX "^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-set(_KB_IDENTIFIER_REGEX "^[A-Za-z_][A-Za-z0-9_]*$")
 
 # The elements of a JSON array of strings as a CMake list: each a string,
 # none holding ';' (a list separator) and none listed twice; at least one
@@ -96,9 +123,6 @@ endmacro()
 # root value, and no object holding a key twice (at any depth, named by its
 # path). The text is scanned token by token; ';', '[' and ']' are masked
 # first because CMake lists treat them specially.
-# A JSON string literal, escapes included: what the checks below skip over.
-set(_KB_JSON_STRING_REGEX "\"([^\"\\\\]|\\\\.)*\"")
-
 function(_kb_json_check_text manifest json_var)
   string(REGEX REPLACE "${_KB_JSON_STRING_REGEX}" "\"\"" bare "${${json_var}}")
   string(REPLACE "[" "" bare "${bare}")
@@ -171,12 +195,6 @@ function(_kb_json_check_depth manifest json_var)
     "or not in pairs")
 endfunction()
 
-# Libraries a manifest may ask for ("libraries": [...]): each is linked into
-# the drivers of the backend it serves and announced to the sources as
-# KB_HAVE_<NAME>. There is no hipBLAS: Debian does not package it, so HIP
-# kernels have their hand-written variants only.
-set(KBENCH_KNOWN_LIBRARIES openblas cublas)
-
 # The targets and KB_HAVE_<NAME> definitions of the manifest's libraries
 # that serve `backend`: openblas the CPU side, cublas the CUDA driver.
 function(_kb_backend_libraries targets_out defines_out libraries backend)
@@ -193,51 +211,25 @@ function(_kb_backend_libraries targets_out defines_out libraries backend)
   set(${defines_out} "${defines}" PARENT_SCOPE)
 endfunction()
 
-# One timed test (a kernel test or a calibration): never two at once on a
-# machine, and GPU tests take a GPU from the resource spec. RUN_SERIAL: two
-# timed tests never share the machine under ctest -j, with or without a
-# resource spec. KBENCH_GPU_PARALLEL lets GPU kernel tests run side by side,
-# each owning the GPU the resource spec gives it; the driver then refuses to
-# run without one. Every one requires the backend's calibration fixture, so
-# a run measures the attainable bandwidth first (docs/calibration.md). The
-# result JSON goes to CDash with the test (ATTACHED_FILES, docs/cdash.md).
-function(_kb_add_timed_test test backend gpu_labels timeout labels)
-  add_test(NAME ${test} COMMAND ${ARGN})
-  set_tests_properties(${test} PROPERTIES
-    LABELS "${labels}"
-    SKIP_RETURN_CODE 77
-    TIMEOUT ${timeout}
-    FIXTURES_REQUIRED kbench_calibration_${backend}
-    ATTACHED_FILES "${KBENCH_RESULTS_DIR}/${test}.json")
-  if(gpu_labels)
-    set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "gpus:1")
-  endif()
-  if(gpu_labels AND KBENCH_GPU_PARALLEL)
-    set_tests_properties(${test} PROPERTIES ENVIRONMENT "KBENCH_REQUIRE_RESOURCE_SPEC=1")
-  else()
-    set_tests_properties(${test} PROPERTIES RUN_SERIAL TRUE)
-  endif()
-  set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "KBENCH_TIMEOUT=${timeout}")
-endfunction()
 
-# kbench.calibrate.<backend>: the manifest's "calibration" cases, measured
-# before the backend's other tests (a CTest fixture they require); writes
-# <results>/calibration.<backend>.json.
-function(_kb_add_calibration_test backend gpu_labels timeout kernel)
-  set(test kbench.calibrate.${backend})
-  if(TEST ${test})
-    message(FATAL_ERROR "kernels/${kernel}/kernel.json: field 'calibration': another kernel "
-      "already calibrates backend '${backend}'; only one may")
+# Fails naming the manifest and the key when the root object holds a key
+# the driver does not know (KBENCH_MANIFEST_KEYS; "<anything>_note" is free):
+# a misspelt optional field would otherwise be ignored here and refused only
+# when the test runs.
+function(_kb_check_root_keys manifest json_var)
+  string(JSON n LENGTH "${${json_var}}")
+  if(n EQUAL 0)
+    return()
   endif()
-  add_test(NAME ${test} COMMAND ${ARGN})
-  set_tests_properties(${test} PROPERTIES
-    LABELS "${backend};calibrate;${kernel};${gpu_labels}"
-    SKIP_RETURN_CODE 77
-    TIMEOUT ${timeout}
-    RUN_SERIAL TRUE
-    FIXTURES_SETUP kbench_calibration_${backend}
-    ATTACHED_FILES "${KBENCH_RESULTS_DIR}/${test}.json;${KBENCH_RESULTS_DIR}/calibration/${backend}.json")
-  set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "KBENCH_TIMEOUT=${timeout}")
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON key MEMBER "${${json_var}}" ${i})
+    if(NOT key IN_LIST KBENCH_MANIFEST_KEYS AND NOT key MATCHES "^.+_note$")
+      string(REPLACE ";" " " known "${KBENCH_MANIFEST_KEYS}")
+      message(FATAL_ERROR "${manifest}: field '${key}': unknown key (known: ${known}, "
+        "and any key ending in _note)")
+    endif()
+  endforeach()
 endfunction()
 
 # Reads and checks what configure needs from a manifest, failing with the
@@ -247,6 +239,7 @@ endfunction()
 # same rules for these fields. Usable in script mode (cmake -P), which the
 # unit test kbench.unit.manifest relies on.
 function(_kb_read_manifest manifest folder)
+  _kb_constants()
   file(READ "${manifest}" json)
   _kb_json_check_depth("${manifest}" json)
   string(JSON root_type ERROR_VARIABLE err TYPE "${json}")
@@ -256,6 +249,7 @@ function(_kb_read_manifest manifest folder)
     message(FATAL_ERROR "${manifest}: expected a JSON object, not a JSON ${root_type}")
   endif()
   _kb_json_check_text("${manifest}" json)
+  _kb_check_root_keys("${manifest}" json)
   _kb_json(name_type "${manifest}" json TYPE name)
   _kb_json(name "${manifest}" json GET name)
   if(NOT name_type STREQUAL "STRING" OR NOT name MATCHES "${_KB_IDENTIFIER_REGEX}")
@@ -285,12 +279,10 @@ function(_kb_read_manifest manifest folder)
   string(JSON t ERROR_VARIABLE no_timeout GET "${json}" timeout)
   if(NOT no_timeout)
     string(JSON t_type TYPE "${json}" timeout)
-    string(LENGTH "${t}" t_len)
-    if(NOT t_type STREQUAL "NUMBER" OR NOT t MATCHES "^[0-9]+$" OR t_len GREATER 6
-        OR t EQUAL 0 OR t GREATER 604800)
-      message(FATAL_ERROR "${manifest}: field 'timeout': expected whole seconds from 1 to "
-        "604800, got '${t}'")
+    if(NOT t_type STREQUAL "NUMBER")
+      set(t "${t_type}")
     endif()
+    _kb_check_timeout("${manifest}: field 'timeout'" "${t}")
     set(timeout ${t})
   endif()
 
@@ -317,37 +309,218 @@ function(_kb_read_manifest manifest folder)
   endforeach()
 endfunction()
 
+
+# The test options of a project whose kernels kbench registers: kbench's own
+# (KbenchOptions.cmake) or a consumer's (kbenchConfig.cmake, or the first
+# kbench_add_kernel after add_subdirectory). Baselines default to the
+# top-level project's baselines/ (docs/using-kbench-in-your-project.md).
+macro(kbench_declare_test_options)
+  set(KBENCH_PROFILE "auto" CACHE STRING
+    "Baseline profile (a directory under KBENCH_BASELINE_DIR); 'auto' = detected from the hardware at run time")
+  set(KBENCH_BASELINE_DIR "${CMAKE_SOURCE_DIR}/baselines" CACHE PATH
+    "Root of the baseline tree: <dir>/<profile>/<kernel>.json")
+  option(KBENCH_FULL
+    "Also register each kernel's large sweep as <kernel>.<backend>.<precision>.full (label full)"
+    OFF)
+  option(KBENCH_GPU_PARALLEL
+    "GPU tests run side by side, one per GPU of the CTest resource spec, instead of one at a time (ctest then needs --resource-spec-file; docs/resource-spec.md)"
+    OFF)
+endmacro()
+
+# Where every test of this build tree writes its result JSON.
+function(_kb_results_dir out)
+  set(${out} "${CMAKE_BINARY_DIR}/kbench-results" PARENT_SCOPE)
+endfunction()
+
 # A C string literal holding `text` (a path may hold '"' or '\').
 function(_kb_c_string out text)
   string(REPLACE "\\" "\\\\" text "${text}")
   string(REPLACE "\"" "\\\"" text "${text}")
+  string(REPLACE "\n" "\\n" text "${text}")
   set(${out} "\"${text}\"" PARENT_SCOPE)
 endfunction()
 
 # Gives `target` the kb_build facts (kb/build.h) of kernel `name`: a C file
-# generated into the build tree, so the name is written only in the manifest.
+# generated into the calling project's build tree, so the name is written
+# only in the manifest and nothing of the build that compiled kbench's
+# libraries reaches a driver: this project's source tree (git state in
+# results), its results and baseline directories and profile, the kernel's
+# manifest, and the C compiler and flags the kernel's sources get.
 function(kbench_add_build_info target name manifest)
   get_filename_component(manifest "${manifest}" ABSOLUTE)
-  _kb_c_string(name_literal "${name}")
-  _kb_c_string(manifest_literal "${manifest}")
+  _kb_results_dir(results)
+  set(kernel_flags "")
+  if(TARGET kbench::kernel_flags)
+    get_target_property(kernel_flags kbench::kernel_flags INTERFACE_COMPILE_OPTIONS)
+  endif()
+  list(JOIN kernel_flags " " kernel_flags)
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
+  string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${build_type}} ${kernel_flags}" c_flags)
+  set(fields "")
+  foreach(pair "kernel=${name}" "manifest=${manifest}" "source_dir=${PROJECT_SOURCE_DIR}"
+      "results_dir=${results}" "baseline_dir=${KBENCH_BASELINE_DIR}" "profile=${KBENCH_PROFILE}"
+      "compiler=${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION}" "c_flags=${c_flags}"
+      "build_type=${CMAKE_BUILD_TYPE}")
+    string(FIND "${pair}" "=" eq)
+    string(SUBSTRING "${pair}" 0 ${eq} field)
+    math(EXPR eq "${eq} + 1")
+    string(SUBSTRING "${pair}" ${eq} -1 value)
+    _kb_c_string(literal "${value}")
+    string(APPEND fields "    .${field} = ${literal},\n")
+  endforeach()
   set(file "${CMAKE_CURRENT_BINARY_DIR}/${target}-build.c")
   file(CONFIGURE OUTPUT "${file}" CONTENT
 "/* Generated by kbench_add_kernel from ${name}'s manifest: do not edit. */
 #include \"kb/build.h\"
 
-const kb_build_info kb_build = {${name_literal}, ${manifest_literal}};
-" @ONLY)
+const kb_build_info kb_build = {
+${fields}};
+")
   target_sources(${target} PRIVATE "${file}")
 endfunction()
 
-# Registers the tests of one kernel folder.
-function(kbench_add_kernel dir)
+# One timed test (a kernel test or a calibration): never two at once on a
+# machine, and GPU tests take a GPU from the resource spec. RUN_SERIAL: two
+# timed tests never share the machine under ctest -j, with or without a
+# resource spec. KBENCH_GPU_PARALLEL lets GPU kernel tests run side by side,
+# each owning the GPU the resource spec gives it; the driver then refuses to
+# run without one. Every one requires the backend's calibration fixture, so
+# a run measures the attainable bandwidth first (docs/calibration.md). The
+# result JSON goes to CDash with the test (ATTACHED_FILES, docs/cdash.md).
+function(_kb_add_timed_test test backend gpu_labels timeout labels)
+  _kb_results_dir(results)
+  add_test(NAME ${test} COMMAND ${ARGN})
+  set_tests_properties(${test} PROPERTIES
+    LABELS "${labels}"
+    SKIP_RETURN_CODE 77
+    TIMEOUT ${timeout}
+    FIXTURES_REQUIRED kbench_calibration_${backend}
+    ATTACHED_FILES "${results}/${test}.json")
+  if(gpu_labels)
+    set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "gpus:1")
+  endif()
+  if(gpu_labels AND KBENCH_GPU_PARALLEL)
+    set_tests_properties(${test} PROPERTIES ENVIRONMENT "KBENCH_REQUIRE_RESOURCE_SPEC=1")
+  else()
+    set_tests_properties(${test} PROPERTIES RUN_SERIAL TRUE)
+  endif()
+  set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "KBENCH_TIMEOUT=${timeout}")
+  set_property(GLOBAL APPEND PROPERTY KBENCH_TIMED_BACKENDS ${backend})
+endfunction()
+
+# kbench.calibrate.<backend>: the manifest's "calibration" cases, measured
+# before the backend's other tests (a CTest fixture they require); writes
+# <results>/calibration.<backend>.json. One per backend in a build tree.
+function(_kb_add_calibration_test backend gpu_labels timeout kernel manifest)
+  _kb_results_dir(results)
+  set(test kbench.calibrate.${backend})
+  get_property(calibrated GLOBAL PROPERTY KBENCH_CALIBRATED_BACKENDS)
+  if(backend IN_LIST calibrated)
+    message(FATAL_ERROR "${manifest}: field 'calibration': another kernel already calibrates "
+      "backend '${backend}'; only one may")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY KBENCH_CALIBRATED_BACKENDS ${backend})
+  add_test(NAME ${test} COMMAND ${ARGN})
+  set_tests_properties(${test} PROPERTIES
+    LABELS "${backend};calibrate;${kernel};${gpu_labels}"
+    SKIP_RETURN_CODE 77
+    TIMEOUT ${timeout}
+    RUN_SERIAL TRUE
+    FIXTURES_SETUP kbench_calibration_${backend}
+    ATTACHED_FILES "${results}/${test}.json;${results}/calibration/${backend}.json")
+  set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "KBENCH_TIMEOUT=${timeout}")
+endfunction()
+
+# Fails naming the argument unless `value` is whole seconds in 1..604800.
+function(_kb_check_timeout what value)
+  string(LENGTH "${value}" length)
+  if(NOT value MATCHES "^[0-9]+$" OR length GREATER 6 OR value EQUAL 0 OR value GREATER 604800)
+    message(FATAL_ERROR "${what}: expected whole seconds from 1 to 604800, got '${value}'")
+  endif()
+endfunction()
+
+# kbench_add_kernel(NAME <name> DIRECTORY <dir> [BACKENDS <b>...]
+#                   [LABELS <label>...] [TIMEOUT <seconds>])
+# Registers the kernel folder <dir> (kernel.json, its C sources, reference.c,
+# <name>.cu): the driver kbench-<name> (and kbench-<name>-<gpu backend>) and
+# the tests <name>.<backend>.<precision>. BACKENDS narrows the backends (those
+# of the manifest that are enabled: kbench's KBENCH_BACKENDS, or what the
+# installed package and this project's toolchains provide); LABELS adds
+# labels; TIMEOUT replaces the manifest's "timeout".
+function(kbench_add_kernel)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;DIRECTORY;TIMEOUT" "BACKENDS;LABELS")
+  set(usage "kbench_add_kernel(NAME <name> DIRECTORY <dir> [BACKENDS ...] [LABELS ...] [TIMEOUT s])")
+  if(arg_UNPARSED_ARGUMENTS)
+    list(GET arg_UNPARSED_ARGUMENTS 0 bad)
+    message(FATAL_ERROR "kbench_add_kernel: unknown argument '${bad}'; usage: ${usage}")
+  endif()
+  foreach(keyword IN LISTS arg_KEYWORDS_MISSING_VALUES)
+    message(FATAL_ERROR "kbench_add_kernel: argument ${keyword} needs a value; usage: ${usage}")
+  endforeach()
+  foreach(keyword NAME DIRECTORY)
+    if(NOT DEFINED arg_${keyword})
+      message(FATAL_ERROR "kbench_add_kernel: argument ${keyword} is missing; usage: ${usage}")
+    endif()
+  endforeach()
+  _kb_constants()
+  foreach(backend IN LISTS arg_BACKENDS)
+    if(NOT backend IN_LIST KBENCH_KNOWN_BACKENDS)
+      message(FATAL_ERROR "kbench_add_kernel(NAME ${arg_NAME}): argument BACKENDS: unknown "
+        "backend '${backend}' (known: ${KBENCH_KNOWN_BACKENDS})")
+    endif()
+  endforeach()
+  foreach(label IN LISTS arg_LABELS)
+    if(NOT label MATCHES "${_KB_NAME_REGEX}" OR label MATCHES "[.][.]")
+      message(FATAL_ERROR "kbench_add_kernel(NAME ${arg_NAME}): argument LABELS: '${label}' is "
+        "not a plain label (letters, digits, '_', '.' and '-', not starting with '.' or '-')")
+    endif()
+  endforeach()
+  if(DEFINED arg_TIMEOUT)
+    _kb_check_timeout("kbench_add_kernel(NAME ${arg_NAME}): argument TIMEOUT" "${arg_TIMEOUT}")
+  endif()
+  get_filename_component(dir "${arg_DIRECTORY}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT EXISTS "${dir}/kernel.json")
+    message(FATAL_ERROR "kbench_add_kernel(NAME ${arg_NAME}): argument DIRECTORY: ${dir} holds "
+      "no kernel.json")
+  endif()
+  if(NOT DEFINED CACHE{KBENCH_PROFILE})
+    kbench_declare_test_options()
+  endif()
+  _kb_add_kernel_folder("${dir}" "${arg_NAME}" "${arg_BACKENDS}" "${arg_LABELS}" "${arg_TIMEOUT}"
+    TESTS)
+endfunction()
+
+# The folder `dir` registered: `mode` TESTS for its tests (and its
+# calibration test if its manifest has one), CALIBRATION for the calibration
+# test only (the packaged calibration kernel, _kb_add_missing_calibrations).
+# Empty `only_backends`, `labels`, `timeout_override`: the manifest's.
+function(_kb_add_kernel_folder dir expect_name only_backends labels timeout_override mode)
   set(manifest "${dir}/kernel.json")
   get_filename_component(folder "${dir}" NAME)
-  set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-    "${manifest}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}")
   _kb_read_manifest("${manifest}" "${folder}")
+  if(NOT expect_name STREQUAL name)
+    message(FATAL_ERROR "${manifest}: field 'name': '${name}', but kbench_add_kernel was given "
+      "NAME ${expect_name}")
+  endif()
+  if(timeout_override)
+    set(timeout ${timeout_override})
+  endif()
+  list(APPEND extra_labels ${labels})
   list(GET precisions 0 first_prec)
+  get_property(enabled GLOBAL PROPERTY KBENCH_ENABLED_BACKENDS)
+  set(exe kbench-${name})
+  if(mode STREQUAL "TESTS")
+    get_property(previous GLOBAL PROPERTY KBENCH_KERNEL_MANIFEST_${name})
+    if(previous)
+      message(FATAL_ERROR "${manifest}: kernel '${name}' is already registered from "
+        "${previous}: kernel names must be unique in a build")
+    endif()
+    set_property(GLOBAL PROPERTY KBENCH_KERNEL_MANIFEST_${name} "${manifest}")
+  else()
+    set(exe kbench-calibrate)
+    set(has_calibration ON)
+  endif()
 
   if(NOT EXISTS "${dir}/reference.c")
     message(FATAL_ERROR "${manifest}: kernel '${name}' has no reference (expected "
@@ -355,23 +528,22 @@ function(kbench_add_kernel dir)
   endif()
   file(GLOB cpu_sources CONFIGURE_DEPENDS "${dir}/*.c")
 
-  # The kernel's C sources and reference, compiled once for every driver.
-  set(exe kbench-${name})
+  # The kernel's C sources and reference, compiled once for every driver,
+  # with the build information the drivers record.
   set(host ${exe}-host)
   add_library(${host} OBJECT ${cpu_sources})
   kbench_add_build_info(${host} ${name} "${manifest}")
-  target_include_directories(${host} PRIVATE "${PROJECT_SOURCE_DIR}")
-  target_compile_options(${host} PRIVATE ${KBENCH_KERNEL_FLAGS})
-  target_link_libraries(${host} PUBLIC kb::driver m PRIVATE kb_warnings)
+  target_link_libraries(${host} PUBLIC kbench::driver m PRIVATE kbench::kernel_flags
+    kbench::warnings)
   add_executable(${exe})
   target_link_libraries(${exe} PRIVATE ${host})
-  set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+  set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
   _kb_backend_libraries(targets defines "${libraries}" cpu)
   target_link_libraries(${host} PUBLIC ${targets})
   target_compile_definitions(${host} PUBLIC ${defines})
 
   foreach(backend IN LISTS backends)
-    if(NOT backend IN_LIST KBENCH_BACKENDS)
+    if(NOT backend IN_LIST enabled OR (only_backends AND NOT backend IN_LIST only_backends))
       continue()
     endif()
     set(driver ${exe})
@@ -387,36 +559,93 @@ function(kbench_add_kernel dir)
       _kb_backend_libraries(targets defines "${libraries}" ${backend})
       target_link_libraries(${driver} PRIVATE ${targets})
       target_compile_definitions(${driver} PRIVATE ${defines})
-      set_target_properties(${driver} PROPERTIES
-        RUNTIME_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/bin")
+      set_target_properties(${driver} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
       set(gpu_labels gpu)
     endif()
-    foreach(prec IN LISTS precisions)
-      set(test ${name}.${backend}.${prec})
-      _kb_add_timed_test(${test} ${backend} "${gpu_labels}" ${timeout}
-        "${backend};${prec};${name};perf;${gpu_labels};${extra_labels}"
-        ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}")
-      if(has_full AND KBENCH_FULL)
-        _kb_add_timed_test(${test}.full ${backend} "${gpu_labels}" ${KBENCH_FULL_TEST_TIMEOUT} full
-          ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}" --set full)
-      endif()
-    endforeach()
+    if(mode STREQUAL "TESTS")
+      foreach(prec IN LISTS precisions)
+        set(test ${name}.${backend}.${prec})
+        _kb_add_timed_test(${test} ${backend} "${gpu_labels}" ${timeout}
+          "${backend};${prec};${name};perf;${gpu_labels};${extra_labels}"
+          ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}")
+        if(has_full AND KBENCH_FULL)
+          _kb_add_timed_test(${test}.full ${backend} "${gpu_labels}" ${KBENCH_FULL_TEST_TIMEOUT}
+            full ${driver} --backend ${backend} --precision ${prec} --manifest "${manifest}"
+            --set full)
+        endif()
+      endforeach()
+    endif()
     if(has_calibration)
-      _kb_add_calibration_test(${backend} "${gpu_labels}" ${timeout} ${name}
+      _kb_add_calibration_test(${backend} "${gpu_labels}" ${timeout} ${name} "${manifest}"
         ${driver} --backend ${backend} --precision ${first_prec} --manifest "${manifest}"
         --calibrate)
     endif()
   endforeach()
-  set_property(GLOBAL APPEND PROPERTY KBENCH_KERNELS ${name})
+  if(mode STREQUAL "TESTS")
+    set_property(GLOBAL APPEND PROPERTY KBENCH_KERNELS ${name})
+    _kb_defer_calibrations()
+  endif()
 endfunction()
 
-function(kbench_discover_kernels root)
+# Every backend with timed tests gets its calibration fixture: at the end of
+# the top-level directory (when every kernel is known), each such backend that
+# no registered kernel calibrates gets kbench.calibrate.<backend> from the
+# calibration kernel kbench provides (global property KBENCH_CALIBRATION_KERNEL:
+# kernels/bandwidth in kbench's tree, share/kbench/calibration/bandwidth in an
+# installed package), built in the calling project as kbench-calibrate.
+function(_kb_defer_calibrations)
+  get_property(deferred GLOBAL PROPERTY KBENCH_CALIBRATIONS_DEFERRED)
+  if(NOT deferred)
+    set_property(GLOBAL PROPERTY KBENCH_CALIBRATIONS_DEFERRED ON)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _kb_add_missing_calibrations)
+  endif()
+endfunction()
+
+function(_kb_add_missing_calibrations)
+  get_property(kernel_dir GLOBAL PROPERTY KBENCH_CALIBRATION_KERNEL)
+  get_property(timed GLOBAL PROPERTY KBENCH_TIMED_BACKENDS)
+  get_property(calibrated GLOBAL PROPERTY KBENCH_CALIBRATED_BACKENDS)
+  list(REMOVE_DUPLICATES timed)
+  if(calibrated)
+    list(REMOVE_ITEM timed ${calibrated})
+  endif()
+  if(NOT timed OR NOT kernel_dir)
+    return()
+  endif()
+  get_filename_component(name "${kernel_dir}" NAME)
+  _kb_add_kernel_folder("${kernel_dir}" ${name} "${timed}" "" "" CALIBRATION)
+endfunction()
+
+# The kernel folders under `root` (<root>/<name>/kernel.json), sorted; fails
+# naming `root` (and `origin`, the setting it came from) when it is not a
+# directory or holds none.
+function(_kb_kernel_folders out root origin)
+  if(NOT IS_DIRECTORY "${root}")
+    message(FATAL_ERROR "${origin}: '${root}' is not a directory")
+  endif()
   file(GLOB manifests CONFIGURE_DEPENDS "${root}/*/kernel.json")
+  if(NOT manifests)
+    message(FATAL_ERROR "${origin}: '${root}' holds no kernel folder (<name>/kernel.json)")
+  endif()
   list(SORT manifests)
+  set(dirs "")
   foreach(manifest IN LISTS manifests)
     get_filename_component(dir "${manifest}" DIRECTORY)
-    kbench_add_kernel("${dir}")
+    list(APPEND dirs "${dir}")
   endforeach()
-  get_property(kernels GLOBAL PROPERTY KBENCH_KERNELS)
-  message(STATUS "kbench kernels: ${kernels}")
+  set(${out} "${dirs}" PARENT_SCOPE)
+endfunction()
+
+# kbench_discover_kernels(<root> [ORIGIN <what names root in messages>]):
+# registers every kernel folder under <root> as kbench_add_kernel does.
+function(kbench_discover_kernels root)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "ORIGIN" "")
+  if(NOT arg_ORIGIN)
+    set(arg_ORIGIN "kbench_discover_kernels")
+  endif()
+  _kb_kernel_folders(dirs "${root}" "${arg_ORIGIN}")
+  foreach(dir IN LISTS dirs)
+    get_filename_component(folder "${dir}" NAME)
+    kbench_add_kernel(NAME ${folder} DIRECTORY "${dir}")
+  endforeach()
 endfunction()

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "abhead.h"
 
-#include "kb_config.h"
+#include "kb/build.h"
 #include "pathname.h"
 
 #include <errno.h>
@@ -26,8 +26,9 @@ static const char *own_name(const char *argv0, char *path, size_t size) {
  * onto the base's; a manifest outside the tree is the same file for both. */
 static int base_manifest(const kb_options *opt, const char *m, char *out, size_t size,
                          kb_err *err) {
-    size_t n = strlen(KB_SOURCE_DIR);
-    if (opt->ab_source && strncmp(m, KB_SOURCE_DIR, n) == 0 && m[n] == '/')
+    const char *source = kb_build.source_dir;
+    size_t n = strlen(source);
+    if (opt->ab_source && n > 0 && strncmp(m, source, n) == 0 && m[n] == '/')
         return kb_path_format(out, size, err, "--ab-source", "%s%s", opt->ab_source, m + n);
     return kb_path_format(out, size, err, "--manifest", "%s", m);
 }

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "envinfo.h"
 
+#include "buildinfo.h"
 #include "hwinfo.h"
 #include "kb_config.h"
 
@@ -13,17 +14,32 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* git without the optional locks: "git status" refreshes the index and so
- * takes .git/index.lock, which a developer's own git command in the same
- * checkout would then find taken. */
-#define KB_GIT "git --no-optional-locks -C '" KB_SOURCE_DIR "' "
+/* The git command on the project's source tree (the driver's build
+ * information), its path single-quoted for the shell; -1 when there is none
+ * or it does not fit. git runs without the optional locks: "git status"
+ * refreshes the index and so takes .git/index.lock, which a developer's own
+ * git command in the same checkout would then find taken. */
+static int git_command(char *cmd, size_t size) {
+    const char *src = kb_build_current()->source_dir;
+    size_t n = (size_t)snprintf(cmd, size, "git --no-optional-locks -C '");
+    for (; *src && n + 8 < size; ++src) {
+        if (*src == '\'')
+            n += (size_t)snprintf(cmd + n, size - n, "'\\''");
+        else
+            cmd[n++] = *src;
+    }
+    const char *rest = "' status --porcelain=v2 --branch --untracked-files=no 2>/dev/null";
+    if (*src || !*kb_build_current()->source_dir || n + strlen(rest) >= size) return -1;
+    snprintf(cmd + n, size - n, "%s", rest);
+    return 0;
+}
 
 /* The commit and whether tracked files differ from it, from one git
  * command: its "# branch.oid" header and any change line after it. */
 static void add_git(cJSON *env) {
-    char commit[128] = "", line[512];
+    char commit[128] = "", line[512], cmd[8192];
     int dirty = 0, at_start = 1;
-    FILE *p = popen(KB_GIT "status --porcelain=v2 --branch --untracked-files=no 2>/dev/null", "r");
+    FILE *p = git_command(cmd, sizeof cmd) == 0 ? popen(cmd, "r") : NULL;
     while (p && fgets(line, sizeof line, p)) {
         int starts = at_start; /* not the rest of a line longer than the buffer */
         at_start = strchr(line, '\n') != NULL;
@@ -86,9 +102,9 @@ cJSON *kb_env_describe(const char *hardware_id, const char *profile) {
     kb_cpu_info_read(&ci);
     cJSON_AddStringToObject(env, "kbench_version", KB_VERSION);
     add_git(env);
-    cJSON_AddStringToObject(env, "compiler", KB_C_COMPILER);
-    cJSON_AddStringToObject(env, "c_flags", KB_C_FLAGS);
-    cJSON_AddStringToObject(env, "build_type", KB_BUILD_TYPE);
+    cJSON_AddStringToObject(env, "compiler", kb_build_current()->compiler);
+    cJSON_AddStringToObject(env, "c_flags", kb_build_current()->c_flags);
+    cJSON_AddStringToObject(env, "build_type", kb_build_current()->build_type);
     cJSON_AddStringToObject(env, "cpu_model", ci.model_name);
     cJSON_AddNumberToObject(env, "cpu_count", ci.ncpu);
     cJSON_AddStringToObject(env, "hardware_id", hardware_id);

@@ -6,12 +6,12 @@
 #include "atomicfile.h"
 #include "backend.h"
 #include "baseline.h"
+#include "buildinfo.h"
 #include "calibration.h"
 #include "compare.h"
 #include "envinfo.h"
 #include "jsonw.h"
 #include "kb/build.h"
-#include "kb_config.h"
 #include "manifest.h"
 #include "options.h"
 #include "partner.h"
@@ -216,6 +216,7 @@ static int begin_result(driver *d, kb_err *err) {
 }
 
 static int setup(driver *d, int argc, char **argv, kb_err *err) {
+    kb_build_use(&kb_build); /* the defaults below and the environment's record */
     if (kb_options_parse(&d->opt, argc, argv, err) != 0) return -1;
     if (d->opt.help) return 0;
     d->ctx.kernel = kb_this_kernel();

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include "options.h"
 
-#include "kb_config.h"
+#include "buildinfo.h"
 #include "pathname.h"
 
 #include <ctype.h>
@@ -143,7 +143,8 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --partner              serve as the base of an A/B head on stdin/stdout\n"
             "  -h, --help                 this text\n\n"
             "Exit status: 0 passed, 1 a check failed, 2 bad input or error, 77 skipped.\n",
-            prog, KB_DEFAULT_BASELINE_DIR, KB_DEFAULT_PROFILE, KB_RESULTS_DIR);
+            prog, kb_build_current()->baseline_dir, kb_build_current()->profile,
+            kb_build_current()->results_dir);
 }
 
 static int parse_double(const char *s, double lo, double hi, double *out, const char *what,
@@ -309,9 +310,9 @@ static void set_defaults(kb_options *o) {
     memset(o, 0, sizeof *o);
     o->backend = "cpu";
     o->precision = "fp32";
-    o->profile = KB_DEFAULT_PROFILE;
-    o->baseline_dir = KB_DEFAULT_BASELINE_DIR;
-    o->results_dir = KB_RESULTS_DIR;
+    o->profile = kb_build_current()->profile;
+    o->baseline_dir = kb_build_current()->baseline_dir;
+    o->results_dir = kb_build_current()->results_dir;
     o->seed = 1234;
     o->sampling = kb_sampling_defaults();
     o->gate = kb_gate_defaults();
