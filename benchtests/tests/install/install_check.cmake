@@ -1,0 +1,60 @@
+# kbench.e2e.install: installs this build to a fresh prefix and builds the
+# example consumer (examples/consumer, copied out of the source tree) against
+# it with find_package(kbench), then runs the consumer's tests. Fails when the
+# installed tree holds kbench's internal headers, when an installed file or a
+# consumer driver holds kbench's source path, when a test the consumer should
+# have is missing or fails, or when a result is not written in the consumer's
+# build tree.
+#
+#   cmake -DSOURCE=<kbench source> -DBUILD=<kbench build> -DWORK=<dir>
+#     -DGENERATOR=<generator> -DC_COMPILER=<cc> -P install_check.cmake
+include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
+
+file(REMOVE_RECURSE "${WORK}")
+set(prefix "${WORK}/prefix")
+run_step("install" 0 "${CMAKE_COMMAND}" --install "${BUILD}" --prefix "${prefix}")
+
+# The public headers only: none of the harness's own (benchtests/src/*.h).
+file(GLOB internal RELATIVE "${SOURCE}/benchtests/src" "${SOURCE}/benchtests/src/*.h")
+foreach(header IN LISTS internal)
+  file(GLOB_RECURSE found "${prefix}/${header}" "${prefix}/*/${header}")
+  if(found)
+    message(FATAL_ERROR "install: internal header ${header} installed as ${found}")
+  endif()
+endforeach()
+foreach(file include/kb/kernel.h include/kb/build.h lib/cmake/kbench/kbenchConfig.cmake
+    lib/cmake/kbench/kbenchConfigVersion.cmake share/kbench/calibration/bandwidth/kernel.json
+    bin/kbench-report bin/kbench-baseline bin/kbench-new-kernel)
+  if(NOT EXISTS "${prefix}/${file}")
+    message(FATAL_ERROR "install: ${prefix}/${file} is missing")
+  endif()
+endforeach()
+expect_no_path("install" "${SOURCE}" "${BUILD}" "${prefix}")
+
+# The consumer, as another project would hold it: outside kbench's tree.
+set(consumer "${WORK}/consumer")
+file(COPY "${SOURCE}/examples/consumer/" DESTINATION "${consumer}")
+configure_project("consumer: configure" 0 "${consumer}" "${WORK}/consumer-build"
+  "-DCMAKE_PREFIX_PATH=${prefix}" ${CONSUMER_ARGS})
+run_step("consumer: build" 0 "${CMAKE_COMMAND}" --build "${WORK}/consumer-build" -j 2)
+expect_tests("consumer" "${WORK}/consumer-build" kbench.calibrate.cpu
+  scale_shift.cpu.fp64 scale_shift.cpu.fp32 scale_shift.cpu.fp16 scale_shift.cpu.bf16)
+run_step("consumer: ctest" 0 ctest --test-dir "${WORK}/consumer-build" --output-on-failure)
+
+# Its results in its own build tree, its baselines looked for in its own
+# source tree (none there: the latency check says "no baseline").
+set(result "${WORK}/consumer-build/kbench-results/scale_shift.cpu.fp32.json")
+if(NOT EXISTS "${result}")
+  message(FATAL_ERROR "consumer: no result ${result}")
+endif()
+json_get(baseline "consumer" "${result}" baseline_file)
+string(FIND "${baseline}" "${consumer}/baselines/" at)
+if(NOT at EQUAL 0)
+  message(FATAL_ERROR "consumer: ${result}: baseline '${baseline}' is not under ${consumer}/baselines")
+endif()
+json_get(kernel "consumer" "${result}" kernel)
+if(NOT kernel STREQUAL "scale_shift")
+  message(FATAL_ERROR "consumer: ${result}: kernel '${kernel}', expected scale_shift")
+endif()
+expect_no_path("consumer drivers" "${SOURCE}" "${BUILD}" "${WORK}/consumer-build/bin")
+message("kbench.e2e.install: passed")

@@ -1,0 +1,85 @@
+# kbench.e2e.subproject: kbench added to another project with
+# add_subdirectory() (as FetchContent does), then the example's kernel and a
+# kernel made by kbench-new-kernel registered with kbench_add_kernel: their
+# drivers build (only theirs), their tests are those kbench registers for its
+# own kernels and pass, with results in the wrapper's build tree. Also checks
+# that kbench-new-kernel refuses a bad name and an existing folder, and
+# kbench_add_kernel a wrong or missing argument. CPU only, to keep it short.
+#
+#   cmake -DSOURCE=... -DBUILD=... -DWORK=... -DGENERATOR=... -DC_COMPILER=...
+#     -P subproject_check.cmake
+include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
+
+file(REMOVE_RECURSE "${WORK}")
+set(scaffold "${SOURCE}/cmake/kbench-new-kernel")
+run_step("scaffold" 0 "${CMAKE_COMMAND}" -P "${scaffold}" --gpu fresh "${WORK}/kernels")
+foreach(file kernel.json fresh.c reference.c fresh.cu)
+  if(NOT EXISTS "${WORK}/kernels/fresh/${file}")
+    message(FATAL_ERROR "scaffold: ${WORK}/kernels/fresh/${file} was not written")
+  endif()
+endforeach()
+run_step("scaffold: existing folder" 1 "${CMAKE_COMMAND}" -P "${scaffold}" fresh "${WORK}/kernels")
+expect_said("scaffold: existing folder" "${WORK}/kernels/fresh already exists")
+run_step("scaffold: bad name" 1 "${CMAKE_COMMAND}" -P "${scaffold}" 9lives "${WORK}/kernels")
+expect_said("scaffold: bad name" "'9lives' is not a plain identifier")
+if(EXISTS "${WORK}/kernels/9lives")
+  message(FATAL_ERROR "scaffold: a folder was written for a refused name")
+endif()
+
+# The wrapper: kbench as a subproject, then the kernels. EXTRA, if given, is
+# one more kbench_add_kernel call, its arguments separated by '|' (the
+# argument checks below).
+set(wrapper "${WORK}/wrapper")
+file(MAKE_DIRECTORY "${wrapper}")
+file(WRITE "${wrapper}/CMakeLists.txt" "cmake_minimum_required(VERSION 3.25)
+project(kbench_wrapper LANGUAGES C)
+enable_testing()
+add_subdirectory(\"${SOURCE}\" kbench)
+kbench_add_kernel(NAME scale_shift DIRECTORY \"${SOURCE}/examples/consumer/kernels/scale_shift\"
+  LABELS example TIMEOUT 120)
+kbench_add_kernel(NAME fresh DIRECTORY \"${WORK}/kernels/fresh\")
+if(EXTRA)
+  string(REPLACE \"|\" \";\" extra \"\${EXTRA}\")
+  kbench_add_kernel(\${extra})
+endif()
+")
+set(bin "${WORK}/wrapper-build")
+configure_project("wrapper: configure" 0 "${wrapper}" "${bin}" -DKBENCH_BACKENDS=cpu)
+expect_tests("wrapper" "${bin}" kbench.calibrate.cpu scale_shift.cpu.fp32 scale_shift.cpu.bf16
+  fresh.cpu.fp64 fresh.cpu.fp16)
+# kbench's own suite stays out of a consumer's build.
+if(step_output MATCHES "swish[.]cpu")
+  message(FATAL_ERROR "wrapper: kbench's own kernels are registered in a consumer's build")
+endif()
+run_step("wrapper: build" 0 "${CMAKE_COMMAND}" --build "${bin}" -j 2
+  --target kbench-scale_shift kbench-fresh kbench-calibrate)
+run_step("wrapper: ctest" 0 ctest --test-dir "${bin}" --output-on-failure
+  -R "^(scale_shift|fresh)[.]cpu[.](fp32|bf16)$")
+foreach(test scale_shift.cpu.fp32 fresh.cpu.bf16)
+  json_get(kernel "wrapper" "${bin}/kbench-results/${test}.json" kernel)
+endforeach()
+run_step("wrapper: labels and timeout" 0 ctest --test-dir "${bin}" -N -L example)
+expect_text("wrapper: labels" "scale_shift.cpu.fp32")
+
+# kbench_add_kernel's argument errors name the argument. Each case: the
+# arguments, separated by '|', then '=' and what the error must say. The
+# wrapper registers fresh itself: these calls use a copy of its folder,
+# kernels2/fresh, so that no name clash fires first.
+file(COPY "${WORK}/kernels/fresh" DESTINATION "${WORK}/kernels2")
+set(fresh2 "${WORK}/kernels2/fresh")
+set(example "${SOURCE}/examples/consumer/kernels/scale_shift")
+foreach(case "NAME|scale_shift|DIRECTORY|${example}|FROB|1=unknown argument 'FROB'"
+    "DIRECTORY|${fresh2}=argument NAME is missing"
+    "NAME|fresh|DIRECTORY=argument DIRECTORY needs a value"
+    "NAME|fresh|DIRECTORY|${fresh2}|TIMEOUT|0=argument TIMEOUT: expected whole seconds"
+    "NAME|other|DIRECTORY|${fresh2}=but kbench_add_kernel was given NAME other"
+    "NAME|fresh|DIRECTORY|${fresh2}|BACKENDS|tpu=argument BACKENDS: unknown backend 'tpu'"
+    "NAME|fresh|DIRECTORY|${fresh2}=kernel 'fresh' is already registered from ${WORK}/kernels/fresh/kernel.json")
+  string(REGEX REPLACE "=[^=]*$" "" args "${case}")
+  string(REGEX REPLACE "^[^=]*=" "" want "${case}")
+  # Reconfigured in place: the compiler checks are cached.
+  run_step("wrapper: kbench_add_kernel(${args})" 1 "${CMAKE_COMMAND}" -S "${wrapper}" -B "${bin}"
+    "-DEXTRA=${args}")
+  expect_said("wrapper: kbench_add_kernel(${args})" "${want}")
+endforeach()
+message("kbench.e2e.subproject: passed")
