@@ -21,6 +21,7 @@
 #include "serve.h"
 #include "timer.h"
 #include "utf8.h"
+#include "variantcheck.h"
 #include "watchdog.h"
 
 #include <errno.h>
@@ -136,6 +137,10 @@ static int select_run(driver *d, kb_err *err) {
     if (d->opt.calibrate && m->n_calibration == 0)
         return kb_fail(err, "--calibrate: %s has no 'calibration' cases", m->path);
     if (d->opt.calibrate) d->opt.update = 0; /* measures the machine, records no baseline */
+    const kb_impl *all[2 * KB_MAX_IMPLS];
+    int n_all = 0;
+    while (n_all < 2 * KB_MAX_IMPLS && (all[n_all] = implementation(d->ctx.kernel, n_all))) n_all++;
+    if (kb_check_variants(m, d->opt.backend, all, n_all, err) != 0) return -1;
     return count_selected(d) > 0 ? 0
                                  : kb_fail(err, "%s: no %s cases to run: the manifest has none",
                                            m->path, d->opt.full ? "'full'" : "default");
