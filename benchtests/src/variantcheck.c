@@ -60,10 +60,10 @@ int kb_check_variants(const kb_manifest *m, const char *backend, const kb_impl *
         if (kb_manifest_has_backend(m, impls[i]->backend) &&
             !kb_manifest_variant(m, impls[i]->variant))
             return kb_fail(err,
-                           "%s: field 'variants.%s': missing: the %s implementation has variant "
-                           "'%s', and 'variants' names every variant when given (it lists %s; a "
-                           "misspelt name?)",
-                           m->path, impls[i]->variant, impls[i]->backend, impls[i]->variant, names);
+                           "%s: field 'variants.%s': missing: the %s implementation has this "
+                           "variant, and 'variants' names every variant when given "
+                           "(implemented: %s; listed: %s; a misspelt name?)",
+                           m->path, impls[i]->variant, impls[i]->backend, have, names);
     /* An entry no implementation has: certain only when every declared
      * backend's implementations are here to ask. */
     if (!all_backends_linked(m, backend, impls, n_impls)) return 0;

@@ -60,7 +60,8 @@ static void test_matching(void) {
 static void test_misspelt_entry(void) {
     const kb_impl *impls[] = {&cpu_a, &cpu_b};
     manifest("cpu", "a bb");
-    expect_error("cpu", impls, 2, "field 'variants.b': missing", "it lists a, bb");
+    expect_error("cpu", impls, 2, "field 'variants.b': missing",
+                 "implemented: cpu a, cpu b; listed: a, bb");
     /* the CPU driver of a kernel that also lists cuda: b is still here */
     manifest("cpu cuda", "a bb");
     expect_error("cpu", impls, 2, "field 'variants.b': missing", "cpu implementation");
