@@ -6,11 +6,15 @@
 #      misspelt precision, a wrong type, ...) are refused by the schema AND
 #      by the driver's reader (DRIVER --manifest copy --list exits 2), and
 #      copies with free-form *_note keys are accepted by both
+#   4. the manifests of the bad-input matrix (schema_badinput.py): the
+#      schema refuses what the driver refuses, but for the known gaps
 # Inputs: CHECK_JSONSCHEMA (empty or *-NOTFOUND: the test reports itself
 # skipped, "kbench-skip:"), SCHEMA, MANIFESTS ('|'-separated), BASE (a
-# manifest), DRIVER (that manifest's CPU driver), WORK.
+# manifest), DRIVER (that manifest's CPU driver), PYTHON (empty or
+# *-NOTFOUND: step 4 is skipped, and so is the test), MATRIX (badinput.py),
+# TABLE (its cases.txt), WORK.
 
-foreach(var SCHEMA MANIFESTS BASE DRIVER WORK)
+foreach(var SCHEMA MANIFESTS BASE DRIVER PYTHON MATRIX TABLE WORK)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "schema_check.cmake: -D${var}=... is required")
   endif()
@@ -136,3 +140,17 @@ _kb_refused(variant-string "default" SET variants "{\"default\": \"fast\"}")
 _kb_refused(label-space "labels" SET labels "[\"a b\"]")
 _kb_refused(calibration-empty "calibration" SET calibration "[]")
 message("schema check: the schema and the reader agree on every planted case")
+
+# ---- 4: the bad-input matrix's manifests
+if(NOT PYTHON)
+  message("kbench-skip: python3 not found (apt-get install python3): steps 1-3 passed, the "
+    "bad-input matrix's manifests are not checked against the schema")
+  return()
+endif()
+_kb_run("${PYTHON}" "${CMAKE_CURRENT_LIST_DIR}/schema_badinput.py" --check-jsonschema
+  "${CHECK_JSONSCHEMA}" --schema "${SCHEMA}" --matrix "${MATRIX}" --table "${TABLE}"
+  --work "${WORK}/badinput")
+message("${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "schema check: the schema and the bad-input matrix disagree (above)")
+endif()
