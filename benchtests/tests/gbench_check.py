@@ -72,6 +72,19 @@ def report(args, results, *extra):
     return json.loads(run([args.report, results, "--format", "gbench"] + list(extra)).stdout)
 
 
+def check_hardware(ctx, results):
+    """mhz_per_cpu and caches as the CPU's hardware id names them."""
+    with open(os.path.join(results, "pair.cpu.fp32.json")) as f:
+        hw = json.load(f)["environment"]["hardware_id"]
+    fields = hw.split("|")
+    mhz = [float(x[:-4]) for x in fields if re.fullmatch(r"[0-9.]+ MHz", x)]
+    check(ctx.get("mhz_per_cpu") == (mhz[0] if mhz else 0), "context.mhz_per_cpu from %r" % hw)
+    caches = [(int(m.group(1)), int(m.group(2)) * 1024) for m in
+              (re.fullmatch(r"L(\d+) (\d+) KiB", x) for x in fields) if m and int(m.group(2))]
+    check([(c.get("level"), c.get("size")) for c in ctx.get("caches", [])] == caches,
+          "context.caches from %r" % hw)
+
+
 def check_context(ctx):
     check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d", ctx.get("date", "")),
           "context.date is ISO 8601 with an offset: %r" % ctx.get("date"))
@@ -260,6 +273,7 @@ def main():
     else:
         doc = report(args, a)
         check_context(doc["context"])
+        check_hardware(doc["context"], a)
         check_against_results(a, doc)
         check_against_results(a, report(args, a, "--gbench-aggregates-only"), True)
         check_cli(args, a, args.work, doc)

@@ -215,7 +215,7 @@ static void hardware(cJSON *ctx, const char *id) {
     cJSON *caches = cJSON_AddArrayToObject(ctx, "caches");
     double mhz = 0;
     for (const char *p = id; p && *p; p = strchr(p, '|') ? strchr(p, '|') + 1 : NULL) {
-        int level;
+        int level, end = 0;
         long kib;
         double f;
         if (sscanf(p, "L%d %ld KiB", &level, &kib) == 2 && kib > 0) {
@@ -225,8 +225,9 @@ static void hardware(cJSON *ctx, const char *id) {
             cJSON_AddNumberToObject(c, "size", (double)kib * 1024);
             cJSON_AddNumberToObject(c, "num_sharing", 0);
             cJSON_AddItemToArray(caches, c);
-        } else if (sscanf(p, "%lf MHz", &f) == 1 && strstr(p, " MHz") && f > 0) {
-            mhz = f;
+        } else if (sscanf(p, "%lf MHz%n", &f, &end) == 1 && end > 0 && (p[end] == '|' || !p[end]) &&
+                   f > 0) {
+            mhz = f; /* the whole field is "<clock> MHz" */
         }
     }
     cJSON_AddNumberToObject(ctx, "mhz_per_cpu", mhz);
