@@ -58,8 +58,19 @@ run_step("wrapper: ctest" 0 ctest --test-dir "${bin}" --output-on-failure
 foreach(test scale_shift.cpu.fp32 fresh.cpu.bf16)
   json_get(kernel "wrapper" "${bin}/kbench-results/${test}.json" kernel)
 endforeach()
-run_step("wrapper: labels and timeout" 0 ctest --test-dir "${bin}" -N -L example)
-expect_text("wrapper: labels" "scale_shift.cpu.fp32")
+# LABELS adds to kbench's labels; TIMEOUT replaces the manifest's.
+test_property(labels "${bin}" scale_shift.cpu.fp32 LABELS)
+foreach(label cpu fp32 scale_shift perf example)
+  if(NOT labels MATCHES "\"${label}\"")
+    message(FATAL_ERROR "wrapper: scale_shift.cpu.fp32 has labels ${labels}, without ${label}")
+  endif()
+endforeach()
+test_property(timeout "${bin}" scale_shift.cpu.fp32 TIMEOUT)
+test_property(fresh_timeout "${bin}" fresh.cpu.fp32 TIMEOUT)
+if(NOT timeout EQUAL 120 OR NOT fresh_timeout EQUAL 300)
+  message(FATAL_ERROR "wrapper: TIMEOUT ${timeout} and ${fresh_timeout}, expected 120 (given) "
+    "and 300 (the default)")
+endif()
 
 # kbench_add_kernel's argument errors name the argument. Each case: the
 # arguments, separated by '|', then '=' and what the error must say. The
