@@ -15,6 +15,7 @@ option(KBENCH_WERROR "Treat compiler warnings as errors" ${PROJECT_IS_TOP_LEVEL}
 # kbench is the top-level project; a consumer gets the harness, the tools and
 # kbench_add_kernel() only.
 option(KBENCH_SUITE "Register kbench's own kernels and self-tests" ${PROJECT_IS_TOP_LEVEL})
+option(KBENCH_INSTALL "Add kbench's install rules (cmake --install)" ${PROJECT_IS_TOP_LEVEL})
 set(KBENCH_KERNEL_DIRS "" CACHE STRING
   ";-list of directories whose kernel folders (<dir>/<name>/kernel.json) join kbench's own suite like kernels/")
 
