@@ -7,23 +7,10 @@
 #include <string.h>
 
 static const char *verdict_text(const kb_case_result *r) {
-    if (r->error) return "ERROR";
-    if (r->skipped) return "skipped";
-    if (r->acc_fired) return "FAIL accuracy";
-    switch (r->lat.verdict) {
-    case KB_LAT_REGRESSION: return "FAIL latency";
-    case KB_LAT_OK: return "ok";
-    case KB_LAT_CLEARED: return "ok (noise cleared)";
-    case KB_LAT_INCONCLUSIVE: return "ok (slower, not significant)";
-    case KB_LAT_MACHINE_DRIFT: return "ok (machine slower by as much)";
-    case KB_LAT_NO_BASELINE: return "ok (no baseline)";
-    case KB_LAT_OTHER_HARDWARE: return "ok (baseline from other hardware)";
-    case KB_LAT_RECORDED: return "recorded";
-    case KB_LAT_FASTER: return "ok (faster than base)";
-    case KB_LAT_NEW: return "ok (new: not in base)";
-    case KB_LAT_TOO_NOISY: return "FAIL too noisy to record";
-    default: return "?";
-    }
+    if (r->error) return KB_VERDICT_TEXT_ERROR;
+    if (r->skipped) return KB_VERDICT_TEXT_SKIPPED;
+    if (r->acc_fired) return KB_VERDICT_TEXT_ACCURACY;
+    return kb_latency_verdict_text(r->lat.verdict);
 }
 
 static void print_row(FILE *f, const kb_case_result *r) {

@@ -540,8 +540,7 @@ void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, k
 }
 
 int kb_case_passed(const kb_case_result *r) {
-    return !r->error && r->acc_fired == 0 && r->lat.verdict != KB_LAT_REGRESSION &&
-           r->lat.verdict != KB_LAT_TOO_NOISY;
+    return !r->error && r->acc_fired == 0 && !kb_latency_verdict_fails(r->lat.verdict);
 }
 
 void kb_case_result_free(kb_case_result *r) {
