@@ -98,7 +98,7 @@ int kb_calibration_write(const char *path, const kb_run_ctx *ctx, const char *pr
     cJSON_AddStringToObject(root, "backend", ctx->backend->name);
     cJSON_AddStringToObject(root, "hardware_id", ctx->hardware_id);
     cJSON_AddStringToObject(root, "profile", profile);
-    cJSON_AddStringToObject(root, "kernel", ctx->kernel->name);
+    cJSON_AddStringToObject(root, "kernel", ctx->kernel_name);
     cJSON_AddStringToObject(root, "precision", kb_prec_name(ctx->prec));
     cJSON_AddStringToObject(root, "measured_at", now);
     cJSON_AddNumberToObject(root, "peak_gbps", peak);

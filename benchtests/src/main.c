@@ -10,6 +10,7 @@
 #include "compare.h"
 #include "envinfo.h"
 #include "jsonw.h"
+#include "kb/build.h"
 #include "kb_config.h"
 #include "manifest.h"
 #include "options.h"
@@ -169,7 +170,7 @@ static int resolve_test_name(driver *d, kb_err *err) {
              : o->calibrate ? kb_path_format(d->test_name, sizeof d->test_name, err, what,
                                              "kbench.calibrate.%s", o->backend)
                             : kb_path_format(d->test_name, sizeof d->test_name, err, what,
-                                             "%s.%s.%s%s", d->ctx.kernel->name, o->backend,
+                                             "%s.%s.%s%s", d->ctx.kernel_name, o->backend,
                                              o->precision, o->full ? ".full" : "");
     return rc == 0 ? kb_check_name(d->test_name, what, err) : -1;
 }
@@ -218,16 +219,14 @@ static int setup(driver *d, int argc, char **argv, kb_err *err) {
     if (kb_options_parse(&d->opt, argc, argv, err) != 0) return -1;
     if (d->opt.help) return 0;
     d->ctx.kernel = kb_this_kernel();
+    d->ctx.kernel_name = kb_build.kernel;
+    d->ctx.reference = kb_this_reference();
     if (writes_result(&d->opt) && begin_result(d, err) != 0) return -1;
-    char default_manifest[KB_PATH_MAX];
-    if (kb_path_format(default_manifest, sizeof default_manifest, err, "the default manifest",
-                       "%s/kernels/%s/kernel.json", KB_SOURCE_DIR, d->ctx.kernel->name) != 0)
-        return -1;
-    const char *path = d->opt.manifest ? d->opt.manifest : default_manifest;
+    const char *path = d->opt.manifest ? d->opt.manifest : kb_build.manifest;
     if (kb_manifest_load(&d->manifest, path, err) != 0) return -1;
-    if (strcmp(d->manifest.name, d->ctx.kernel->name) != 0)
-        return kb_fail(err, "%s: field 'name': '%s' but this driver runs kernel '%s'", path,
-                       d->manifest.name, d->ctx.kernel->name);
+    if (strcmp(d->manifest.name, d->ctx.kernel_name) != 0)
+        return kb_fail(err, "%s: field 'name': '%s' but this driver was built for kernel '%s'",
+                       path, d->manifest.name, d->ctx.kernel_name);
     d->ctx.opt = &d->opt;
     d->ctx.manifest = &d->manifest;
     return select_run(d, err);
@@ -285,7 +284,7 @@ static void write_error_result(const driver *d, const char *msg) {
     cJSON_AddStringToObject(o, "test", d->test_name);
     cJSON_AddStringToObject(o, "status", "error");
     cJSON_AddStringToObject(o, "error", text);
-    cJSON_AddStringToObject(o, "kernel", d->ctx.kernel->name);
+    cJSON_AddStringToObject(o, "kernel", d->ctx.kernel_name);
     cJSON_AddStringToObject(o, "backend", d->opt.backend);
     cJSON_AddStringToObject(o, "precision", d->opt.precision);
     cJSON_AddStringToObject(o, "profile", d->profile);

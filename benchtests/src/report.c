@@ -482,7 +482,7 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "test", rep->test_name);
     cJSON_AddStringToObject(o, "status", status);
-    cJSON_AddStringToObject(o, "kernel", ctx->kernel->name);
+    cJSON_AddStringToObject(o, "kernel", ctx->kernel_name);
     cJSON_AddStringToObject(o, "backend", ctx->backend->name);
     cJSON_AddStringToObject(o, "precision", kb_prec_name(ctx->prec));
     cJSON_AddStringToObject(o, "profile", rep->profile);

@@ -71,7 +71,7 @@ static int check_layout(const kb_run_ctx *ctx, const kb_case *c, const kb_layout
         kb_fail(&err,
                 "%s: case '%s': tensor '%s' of kernel '%s' would hold %zu elements, more "
                 "than %lld",
-                ctx->manifest->path, c->name, t[i]->name, ctx->kernel->name, t[i]->count,
+                ctx->manifest->path, c->name, t[i]->name, ctx->kernel_name, t[i]->count,
                 (long long)KB_CASE_MAX_ELEMENTS);
         return case_error(r, err.msg);
     }
@@ -87,7 +87,7 @@ static int describe_layout(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
     if (miss.dim[0]) {
         kb_err err;
         kb_fail(&err, "%s: case '%s': no dim '%s' (kernel '%s' needs it)", ctx->manifest->path,
-                c->name, miss.dim, ctx->kernel->name);
+                c->name, miss.dim, ctx->kernel_name);
         return case_error(r, err.msg);
     }
     return check_layout(ctx, c, &bf->layout, r);
@@ -129,7 +129,7 @@ static int make_inputs_and_reference(const kb_run_ctx *ctx, const kb_case *c, bu
     }
     if (rc == 0) {
         kb_watchdog_stage(KB_STAGE_REFERENCE);
-        ctx->kernel->reference(c, (const double *const *)values, bf->ref_out);
+        ctx->reference(c, (const double *const *)values, bf->ref_out);
         kb_watchdog_stage(KB_STAGE_SETUP);
     }
     for (int i = 0; i < bf->layout.n_in; ++i) free(values[i]);

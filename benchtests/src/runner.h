@@ -19,6 +19,8 @@ typedef struct kb_run_ctx {
     const kb_options *opt;
     const kb_manifest *manifest;
     const kb_kernel *kernel;
+    const char *kernel_name;   /* the manifest's "name" */
+    kb_reference_fn reference; /* the kernel folder's reference.c */
     const kb_backend *backend;
     kb_prec prec;
     const kb_baseline *baseline;

@@ -349,7 +349,7 @@ static void test_committed_manifests_load(void) {
 }
 
 /* dims 2^20 * 2^20 * 2^24 wrap size_t to 0: the reference then walked far
- * past its buffers (SIGSEGV in reference/layernorm.c). Refused at load,
+ * past its buffers (SIGSEGV in kernels/layernorm/reference.c). Refused at load,
  * naming the case and the dims. */
 static void test_dims_whose_product_overflows(void) {
     const char *huge = "\"cases\": [{\"name\": \"small\", \"dims\": {\"batch\": 2, \"seq\": 2}},"

@@ -29,8 +29,8 @@ each compares the head with the base, measured interleaved (docs/ab.md).
             (in CI: the merge base with the target branch)
 
 By default only the tests the diff between BASE_REF and the working tree can
-reach run: a change under kernels/<k>/ or to reference/<k>.c reaches kernel
-k; docs, baselines, CI files and the harness's own tests reach nothing;
+reach run: a change under kernels/<k>/ reaches kernel k (and so does
+reference/<k>.c, where references lived before they moved into the folders); docs, baselines, CI files and the harness's own tests reach nothing;
 anything else (the harness, CMake, shared headers) reaches every kernel.
 Kernels from outside the repository (KBENCH_KERNEL_DIRS) are always run.
 

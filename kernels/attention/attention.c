@@ -16,7 +16,6 @@
 #include "kb/cpu.h"
 #include "kb/kernel.h"
 #include "kb/vmath.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -242,9 +241,7 @@ static int attention_cpu_fused(const kb_args *a) {
 }
 
 static const kb_kernel attention_kernel = {
-    .name = "attention",
     .layout = attention_layout,
-    .reference = kb_reference_attention,
     .impls = {{"cpu", "unfused", attention_cpu_unfused}, {"cpu", "fused", attention_cpu_fused}},
 };
 

@@ -13,7 +13,6 @@
 #include "bandwidth.h"
 
 #include "kb/kernel.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -72,9 +71,7 @@ static int bandwidth_cpu(const kb_args *a) {
 }
 
 static const kb_kernel bandwidth_kernel = {
-    .name = "bandwidth",
     .layout = bandwidth_layout,
-    .reference = kb_reference_bandwidth,
     .impls = {{"cpu", "default", bandwidth_cpu}},
 };
 

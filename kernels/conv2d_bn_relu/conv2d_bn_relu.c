@@ -19,7 +19,6 @@
 
 #include "kb/cpu.h"
 #include "kb/kernel.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -362,9 +361,7 @@ static int conv2d_bn_relu_folded(const kb_args *a) {
 }
 
 static const kb_kernel conv2d_bn_relu_kernel = {
-    .name = "conv2d_bn_relu",
     .layout = conv2d_bn_relu_layout,
-    .reference = kb_reference_conv2d_bn_relu,
     .impls = {{"cpu", "unfused", conv2d_bn_relu_unfused}, {"cpu", "folded", conv2d_bn_relu_folded}},
 };
 

@@ -14,7 +14,6 @@
 #include "kb/cpu.h"
 #include "kb/cpu_gemm.h"
 #include "kb/kernel.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -110,9 +109,7 @@ static int gemm_vendor(const kb_args *a) {
 #endif
 
 static const kb_kernel gemm_kernel = {
-    .name = "gemm",
     .layout = gemm_layout,
-    .reference = kb_reference_gemm,
     .impls =
         {
             {"cpu", "blocked", gemm_blocked},

@@ -1,5 +1,5 @@
 /* What gemm.c and gemm.cu share: the scalars of c = alpha a b + beta c0
- * (reference/gemm.c states them again, on its own). */
+ * (reference.c states them again, on its own). */
 #ifndef KERNELS_GEMM_H
 #define KERNELS_GEMM_H
 

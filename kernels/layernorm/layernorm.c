@@ -4,7 +4,6 @@
 
 #include "kb/cpu.h"
 #include "kb/kernel.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -83,9 +82,7 @@ static int layernorm_cpu(const kb_args *a) {
 }
 
 static const kb_kernel layernorm_kernel = {
-    .name = "layernorm",
     .layout = layernorm_layout,
-    .reference = kb_reference_layernorm,
     .impls = {{"cpu", "default", layernorm_cpu}},
 };
 

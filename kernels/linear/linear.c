@@ -11,7 +11,6 @@
 #include "kb/cpu_gemm.h"
 #include "kb/kernel.h"
 #include "kb/vmath.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -126,9 +125,7 @@ static int linear_unfused(const kb_args *a) {
 }
 
 static const kb_kernel linear_kernel = {
-    .name = "linear",
     .layout = linear_layout,
-    .reference = kb_reference_linear,
     .impls = {{"cpu", "unfused", linear_unfused}, {"cpu", "fused", linear_fused}},
 };
 

@@ -10,7 +10,6 @@
  * once on store. */
 #include "kb/cpu.h"
 #include "kb/kernel.h"
-#include "reference/reference.h"
 
 #include <stdio.h>
 
@@ -97,9 +96,7 @@ static int mse_cpu(const kb_args *a) {
 }
 
 static const kb_kernel mse_kernel = {
-    .name = "mse",
     .layout = mse_layout,
-    .reference = kb_reference_mse,
     .impls = {{"cpu", "default", mse_cpu}},
 };
 

@@ -27,7 +27,6 @@
 
 #include "kb/cpu.h"
 #include "kb/kernel.h"
-#include "reference/reference.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -165,9 +164,7 @@ static int poisson_cpu(const kb_args *a) {
 }
 
 static const kb_kernel poisson_kernel = {
-    .name = "poisson",
     .layout = poisson_layout,
-    .reference = kb_reference_poisson,
     .impls = {{"cpu", "default", poisson_cpu}},
 };
 

@@ -1,6 +1,6 @@
 /* What poisson.c (layout, CPU) and poisson.cu (GPU) share: the case's dims,
  * the stopping rule, the GPU's tiling and the workspace partition. The
- * reference (reference/poisson.c) states the same rule on its own. */
+ * reference (reference.c) states the same rule on its own. */
 #ifndef POISSON_H
 #define POISSON_H
 
@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* The relative residual is checked after every 10th sweep and after the
- * last allowed one (see reference/poisson.c). */
+ * last allowed one (see reference.c). */
 #define POISSON_CHECK_EVERY 10
 
 /* GPU sweep: one block of 32 x 8 threads per 32 x 8 column tile of the

@@ -2,7 +2,6 @@
 #include "kb/cpu.h"
 #include "kb/kernel.h"
 #include "kb/vmath.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -73,9 +72,7 @@ static int softmax_cpu(const kb_args *a) {
 }
 
 static const kb_kernel softmax_kernel = {
-    .name = "softmax",
     .layout = softmax_layout,
-    .reference = kb_reference_softmax,
     .impls = {{"cpu", "default", softmax_cpu}},
 };
 

@@ -2,7 +2,6 @@
 #include "kb/cpu.h"
 #include "kb/kernel.h"
 #include "kb/vmath.h"
-#include "reference/reference.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -30,9 +29,7 @@ static int swish_cpu(const kb_args *a) {
 }
 
 static const kb_kernel swish_kernel = {
-    .name = "swish",
     .layout = swish_layout,
-    .reference = kb_reference_swish,
     .impls = {{"cpu", "default", swish_cpu}},
 };
 

@@ -2,9 +2,11 @@
  * implementations. The harness owns everything else (inputs, timing, checks,
  * baselines, reports).
  *
- * A kernel folder kernels/<name>/ holds kernel.json (the cases and tolerances)
- * and <name>.c, which ends with KB_REGISTER_KERNEL(). Its reference lives in
- * reference/<name>.c. See docs/adding-a-kernel.md. */
+ * A kernel folder holds its whole story: kernel.json (its name, cases and
+ * tolerances), <name>.c, which ends with KB_REGISTER_KERNEL(), reference.c,
+ * which ends with KB_REGISTER_REFERENCE(), and optionally <name>.cu, its GPU
+ * implementations. The name is written once, in the manifest; the build
+ * hands it to the driver (kb/build.h). See docs/adding-a-kernel.md. */
 #ifndef KB_KERNEL_H
 #define KB_KERNEL_H
 
@@ -87,9 +89,7 @@ typedef struct kb_impl {
 } kb_impl;
 
 typedef struct kb_kernel {
-    const char *name;
     void (*layout)(const kb_case *c, kb_layout *l);
-    kb_reference_fn reference;
     kb_impl impls[KB_MAX_IMPLS];
 } kb_kernel;
 
@@ -99,6 +99,16 @@ const kb_kernel *kb_this_kernel(void);
 #define KB_REGISTER_KERNEL(def)                                                                    \
     const kb_kernel *kb_this_kernel(void) {                                                        \
         return &(def);                                                                             \
+    }
+
+/* The double-precision reference linked into this driver; defined by
+ * KB_REGISTER_REFERENCE in the kernel folder's reference.c, so that the
+ * reference stays a file of its own that no other file names. */
+kb_reference_fn kb_this_reference(void);
+
+#define KB_REGISTER_REFERENCE(fn)                                                                  \
+    kb_reference_fn kb_this_reference(void) {                                                      \
+        return fn;                                                                                 \
     }
 
 /* What an implementation returns when it cannot run this case here (a

@@ -44,10 +44,9 @@ static int ab_run(const kb_args *a) {
 }
 
 static const kb_kernel ab_kernel = {
-    .name = "ab",
     .layout = ab_layout,
-    .reference = ab_reference,
     .impls = {{"cpu", "default", ab_run}},
 };
 
 KB_REGISTER_KERNEL(ab_kernel)
+KB_REGISTER_REFERENCE(ab_reference)

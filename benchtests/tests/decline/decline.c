@@ -24,10 +24,9 @@ static int decline_cpu(const kb_args *a) {
 }
 
 static const kb_kernel decline_kernel = {
-    .name = "decline",
     .layout = decline_layout,
-    .reference = decline_reference,
     .impls = {{"cpu", "default", decline_cpu}},
 };
 
 KB_REGISTER_KERNEL(decline_kernel)
+KB_REGISTER_REFERENCE(decline_reference)

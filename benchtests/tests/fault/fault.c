@@ -74,10 +74,9 @@ static int fault_cpu(const kb_args *a) {
 }
 
 static const kb_kernel fault_kernel = {
-    .name = "fault",
     .layout = fault_layout,
-    .reference = fault_reference,
     .impls = {{"cpu", "default", fault_cpu}},
 };
 
 KB_REGISTER_KERNEL(fault_kernel)
+KB_REGISTER_REFERENCE(fault_reference)

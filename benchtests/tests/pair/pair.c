@@ -33,10 +33,9 @@ static int pair_onepass(const kb_args *a) {
 }
 
 static const kb_kernel pair_kernel = {
-    .name = "pair",
     .layout = pair_layout,
-    .reference = pair_reference,
     .impls = {{"cpu", "twopass", pair_twopass}, {"cpu", "onepass", pair_onepass}},
 };
 
 KB_REGISTER_KERNEL(pair_kernel)
+KB_REGISTER_REFERENCE(pair_reference)

@@ -1,9 +1,9 @@
 /* Reference row-wise softmax: y = e^(x - max) / sum(e^(x - max)). */
-#include "reference/reference.h"
+#include "kb/kernel.h"
 
 #include <math.h>
 
-void kb_reference_softmax(const kb_case *c, const double *const *in, double *const *out) {
+static void softmax_reference(const kb_case *c, const double *const *in, double *const *out) {
     const size_t rows = (size_t)kb_case_dim(c, "rows"), cols = (size_t)kb_case_dim(c, "cols");
     for (size_t r = 0; r < rows; r++) {
         const double *x = in[0] + r * cols;
@@ -17,3 +17,5 @@ void kb_reference_softmax(const kb_case *c, const double *const *in, double *con
         for (size_t i = 0; i < cols; i++) y[i] /= sum;
     }
 }
+
+KB_REGISTER_REFERENCE(softmax_reference)

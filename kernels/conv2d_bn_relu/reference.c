@@ -5,7 +5,7 @@
  * Each output plane is accumulated in place, tap by tap, over the output
  * positions whose input position lies inside the image (the others read the
  * zero padding and add nothing). */
-#include "reference/reference.h"
+#include "kb/kernel.h"
 
 #include <math.h>
 
@@ -26,7 +26,8 @@ static void conv2d_bn_relu_ref_tap(const double *x, double w, double *z, size_t 
             z[oy * wd + ox] += w * x[(oy + ky - 1) * wd + ox + kx - 1];
 }
 
-void kb_reference_conv2d_bn_relu(const kb_case *c, const double *const *in, double *const *out) {
+static void conv2d_bn_relu_reference(const kb_case *c, const double *const *in,
+                                     double *const *out) {
     const size_t n = (size_t)kb_case_dim(c, "n"), cin = (size_t)kb_case_dim(c, "cin");
     const size_t cout = (size_t)kb_case_dim(c, "cout");
     const size_t h = (size_t)kb_case_dim(c, "h"), wd = (size_t)kb_case_dim(c, "w");
@@ -48,3 +49,5 @@ void kb_reference_conv2d_bn_relu(const kb_case *c, const double *const *in, doub
             }
         }
 }
+
+KB_REGISTER_REFERENCE(conv2d_bn_relu_reference)

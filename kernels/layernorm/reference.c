@@ -1,9 +1,9 @@
 /* Reference layer normalisation: two-pass mean and biased variance per row. */
-#include "reference/reference.h"
+#include "kb/kernel.h"
 
 #include <math.h>
 
-void kb_reference_layernorm(const kb_case *c, const double *const *in, double *const *out) {
+static void layernorm_reference(const kb_case *c, const double *const *in, double *const *out) {
     const size_t rows = (size_t)(kb_case_dim(c, "batch") * kb_case_dim(c, "seq"));
     const size_t n = (size_t)kb_case_dim(c, "hidden");
     const double *gamma = in[1], *beta = in[2];
@@ -19,3 +19,5 @@ void kb_reference_layernorm(const kb_case *c, const double *const *in, double *c
         for (size_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];
     }
 }
+
+KB_REGISTER_REFERENCE(layernorm_reference)

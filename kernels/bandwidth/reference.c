@@ -1,11 +1,11 @@
 /* Reference STREAM operations: op 1 copies, y = a (there is no input b);
  * op 2 is the triad y = a + 3 b, evaluated as fma(3, b, a): the exact
  * a + 3 b rounded once to double. */
-#include "reference/reference.h"
+#include "kb/kernel.h"
 
 #include <math.h>
 
-void kb_reference_bandwidth(const kb_case *c, const double *const *in, double *const *out) {
+static void bandwidth_reference(const kb_case *c, const double *const *in, double *const *out) {
     const size_t n = (size_t)kb_case_dim(c, "n");
     const int64_t op = kb_case_dim(c, "op");
     const double *a = in[0];
@@ -15,3 +15,5 @@ void kb_reference_bandwidth(const kb_case *c, const double *const *in, double *c
     else /* the layout declares b only for op 2 */
         for (size_t i = 0; i < n; i++) y[i] = fma(3.0, in[1][i], a[i]);
 }
+
+KB_REGISTER_REFERENCE(bandwidth_reference)

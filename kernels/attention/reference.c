@@ -1,13 +1,13 @@
 /* Reference attention, O = softmax(Q K^T / sqrt(d)) V for each (batch, head),
  * non-causal: per query row the scores, a two-pass softmax (max, then the sum
  * of e^(s - max)) and the weighted sum of the value rows, all in double. */
-#include "reference/reference.h"
+#include "kb/kernel.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-void kb_reference_attention(const kb_case *c, const double *const *in, double *const *out) {
+static void attention_reference(const kb_case *c, const double *const *in, double *const *out) {
     const size_t bh = (size_t)(kb_case_dim(c, "batch") * kb_case_dim(c, "heads"));
     const size_t seq = (size_t)kb_case_dim(c, "seq"), d = (size_t)kb_case_dim(c, "d");
     const double scale = 1.0 / sqrt((double)d);
@@ -40,3 +40,5 @@ void kb_reference_attention(const kb_case *c, const double *const *in, double *c
     }
     free(s);
 }
+
+KB_REGISTER_REFERENCE(attention_reference)

@@ -2,11 +2,11 @@
  * logsumexp(logits_row) - logits_row[label], with the row max subtracted
  * before exp. The label of row r is floor(labels[r]) clamped to
  * [0, classes - 1] (labels are a float tensor, see kernels/cross_entropy). */
-#include "reference/reference.h"
+#include "kb/kernel.h"
 
 #include <math.h>
 
-void kb_reference_cross_entropy(const kb_case *c, const double *const *in, double *const *out) {
+static void cross_entropy_reference(const kb_case *c, const double *const *in, double *const *out) {
     const size_t batch = (size_t)kb_case_dim(c, "batch");
     const size_t classes = (size_t)kb_case_dim(c, "classes");
     double total = 0.0;
@@ -22,3 +22,5 @@ void kb_reference_cross_entropy(const kb_case *c, const double *const *in, doubl
     }
     out[0][0] = total / (double)batch;
 }
+
+KB_REGISTER_REFERENCE(cross_entropy_reference)

@@ -1,10 +1,10 @@
 /* Reference linear layer: y = act(x w + b), x [tokens, in], w [in, out],
  * act 1 = ReLU, 2 = GELU (erf form); plain double loops, i-k-j order. */
-#include "reference/reference.h"
+#include "kb/kernel.h"
 
 #include <math.h>
 
-void kb_reference_linear(const kb_case *c, const double *const *in, double *const *out) {
+static void linear_reference(const kb_case *c, const double *const *in, double *const *out) {
     const size_t tokens = (size_t)kb_case_dim(c, "tokens"), nin = (size_t)kb_case_dim(c, "in");
     const size_t nout = (size_t)kb_case_dim(c, "out");
     const int64_t act = kb_case_dim(c, "act");
@@ -22,3 +22,5 @@ void kb_reference_linear(const kb_case *c, const double *const *in, double *cons
         }
     }
 }
+
+KB_REGISTER_REFERENCE(linear_reference)

@@ -1,8 +1,8 @@
 /* Reference GEMM: c = alpha * a b + beta * c0 (alpha 1, beta 0.5), row-major,
  * plain double loops in i-k-j order (no BLAS). */
-#include "reference/reference.h"
+#include "kb/kernel.h"
 
-void kb_reference_gemm(const kb_case *c, const double *const *in, double *const *out) {
+static void gemm_reference(const kb_case *c, const double *const *in, double *const *out) {
     const size_t m = (size_t)kb_case_dim(c, "m"), n = (size_t)kb_case_dim(c, "n");
     const size_t k = (size_t)kb_case_dim(c, "k");
     const double alpha = 1.0, beta = 0.5;
@@ -17,3 +17,5 @@ void kb_reference_gemm(const kb_case *c, const double *const *in, double *const 
         for (size_t j = 0; j < n; j++) y[j] = alpha * y[j] + beta * c0[i * n + j];
     }
 }
+
+KB_REGISTER_REFERENCE(gemm_reference)
