@@ -6,6 +6,7 @@
 #include "atomicfile.h"
 #include "backend.h"
 #include "baseline.h"
+#include "baseline_write.h"
 #include "calibration.h"
 #include "compare.h"
 #include "envinfo.h"
@@ -233,24 +234,8 @@ static int setup(driver *d, int argc, char **argv, kb_err *err) {
 }
 
 static int record(driver *d, kb_case_result *res, int n, const cJSON *env, kb_err *err) {
-    char now[40];
-    kb_utc_now(now, sizeof now);
-    cJSON *entries = cJSON_CreateObject();
-    int recorded = 0;
-    for (int i = 0; i < n; ++i) {
-        /* a wrong result is never a baseline, nor is a case that did not run */
-        if (!kb_case_passed(&res[i]) || res[i].skipped) continue;
-        char key[512];
-        kb_baseline_key(key, sizeof key, d->ctx.backend->name, kb_prec_name(d->ctx.prec),
-                        res[i].variant, res[i].c->name);
-        cJSON_AddItemToObject(entries, key, kb_report_baseline_entry(&res[i], env, now));
-        ++recorded;
-    }
-    /* nothing to record leaves the file as it is (not even rewritten) */
-    if (recorded == 0)
-        cJSON_Delete(entries);
-    else if (kb_baseline_merge(d->baseline_path, d->manifest.name, d->profile, entries, err) != 0)
-        return -1;
+    int recorded = kb_baseline_record(d->baseline_path, &d->ctx, d->profile, res, n, env, err);
+    if (recorded < 0) return -1;
     printf("recorded %d of %d cases into %s\n", recorded, n, d->baseline_path);
     return 0;
 }
