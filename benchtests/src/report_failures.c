@@ -63,7 +63,7 @@ static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_resul
     fprintf(f,
             "\n  rule:       the interval's lower end is above x%.2f (tolerance %.0f %%): "
             "the head is slower than the base beyond doubt\n",
-            1.0 + ctx->opt->gate.latency_tol, 100.0 * ctx->opt->gate.latency_tol);
+            1.0 + ctx->settings->gate.latency_tol, 100.0 * ctx->settings->gate.latency_tol);
 }
 
 /* Update mode: rounds too noisy to become a baseline. */
@@ -76,7 +76,7 @@ static void print_too_noisy(FILE *f, const kb_run_ctx *ctx, const kb_case_result
             "so a slowdown of twice the tolerance could pass\n"
             "  rule:       record on a quieter machine, or with the tolerance the baseline "
             "is meant for (--latency-tolerance)\n",
-            100.0 * r->record_noise, 100.0 * ctx->opt->gate.latency_tol);
+            100.0 * r->record_noise, 100.0 * ctx->settings->gate.latency_tol);
 }
 
 static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
@@ -106,9 +106,9 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
                 "(%.1f %%) and slower than the baseline's samples x %.2f "
                 "(Mann-Whitney p = %.2g < %.2g); machine slower x%.3f by its probe "
                 "(allowed for beyond x%.2f)\n",
-                1.0 + ctx->opt->gate.latency_tol, ctx->opt->gate.confirm_rounds,
-                100.0 * r->lat.noise, 1.0 + ctx->opt->gate.latency_tol, r->lat.p_value,
-                ctx->opt->gate.alpha, r->lat.drift, 1.0 + ctx->opt->gate.latency_tol);
+                1.0 + ctx->settings->gate.latency_tol, ctx->settings->gate.confirm_rounds,
+                100.0 * r->lat.noise, 1.0 + ctx->settings->gate.latency_tol, r->lat.p_value,
+                ctx->settings->gate.alpha, r->lat.drift, 1.0 + ctx->settings->gate.latency_tol);
         fprintf(f, "  baseline:   %s\n", rep->baseline_path);
     }
     if (r->lat.verdict == KB_LAT_TOO_NOISY) print_too_noisy(f, ctx, r);

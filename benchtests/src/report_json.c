@@ -210,14 +210,11 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
     if (ctx->ab) cJSON_AddStringToObject(o, "ab_base", ctx->ab->ref);
     cJSON_AddStringToObject(o, "baseline_file", rep->baseline_path);
     cJSON_AddStringToObject(o, "manifest", ctx->manifest->path);
-    cJSON_AddNumberToObject(o, "seed", (double)ctx->opt->seed);
-    cJSON_AddNumberToObject(o, "latency_tolerance", ctx->opt->gate.latency_tol);
-    cJSON_AddNumberToObject(o, "accuracy_drift", ctx->opt->gate.accuracy_drift);
-    cJSON_AddBoolToObject(o, "cold_cache", ctx->opt->cold_cache);
-    cJSON_AddStringToObject(o, "case_set",
-                            ctx->opt->calibrate ? "calibration"
-                            : ctx->opt->full    ? "full"
-                                                : "default");
+    cJSON_AddNumberToObject(o, "seed", (double)ctx->settings->seed);
+    cJSON_AddNumberToObject(o, "latency_tolerance", ctx->settings->gate.latency_tol);
+    cJSON_AddNumberToObject(o, "accuracy_drift", ctx->settings->gate.accuracy_drift);
+    cJSON_AddBoolToObject(o, "cold_cache", ctx->settings->cold_cache);
+    cJSON_AddStringToObject(o, "case_set", ctx->case_set);
     cJSON_AddItemToObject(o, "calibration", calibration_json(rep->cal));
     cJSON *cases = cJSON_AddArrayToObject(o, "cases");
     for (int i = 0; i < rep->n_results; ++i)
