@@ -16,7 +16,6 @@
 #include "kb/kernel.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #ifdef KB_HAVE_OPENBLAS
@@ -58,9 +57,7 @@ static int gemm_blocked(const kb_args *a) {
                      .beta = GEMM_BETA,
                      .ep = KB_CPU_GEMM_EP_NONE};
     gemm_dims(a->c, &g.m, &g.n, &g.k);
-    if (kb_cpu_gemm_run(&g, a->workspace) == 0) return 0;
-    fprintf(stderr, "gemm: no cpu implementation for precision %d\n", (int)a->prec);
-    return 1;
+    return kb_cpu_gemm_run(a, &g);
 }
 
 #ifdef KB_HAVE_OPENBLAS

@@ -50,19 +50,13 @@ static void linear_gemm_args(const kb_args *a, kb_cpu_gemm *g) {
     g->n = (size_t)kb_case_dim(a->c, "out");
 }
 
-static int linear_core(const kb_cpu_gemm *g, const kb_args *a) {
-    if (kb_cpu_gemm_run(g, a->workspace) == 0) return 0;
-    fprintf(stderr, "linear: no cpu implementation for precision %d\n", (int)a->prec);
-    return 1;
-}
-
 static int linear_fused(const kb_args *a) {
     const int act = linear_act(a);
     if (!act) return 1;
     kb_cpu_gemm g;
     linear_gemm_args(a, &g);
     g.ep = act == 1 ? KB_CPU_GEMM_EP_BIAS_RELU : KB_CPU_GEMM_EP_BIAS_GELU;
-    return linear_core(&g, a);
+    return kb_cpu_gemm_run(a, &g);
 }
 
 /* What the separate passes get: y's shape and the activation. */
@@ -126,7 +120,8 @@ static int linear_unfused(const kb_args *a) {
     kb_cpu_gemm g;
     linear_gemm_args(a, &g);
     g.ep = KB_CPU_GEMM_EP_NONE;
-    if (linear_core(&g, a) != 0) return 1;
+    const int rc = kb_cpu_gemm_run(a, &g);
+    if (rc != 0) return rc;
     static const kb_cpu_paths paths = {linear_passes_f64, linear_passes_f32, linear_passes_half};
     const linear_pass p = {g.m, g.n, act};
     return kb_cpu_dispatch(a, &paths, &p);
