@@ -19,7 +19,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define ATTENTION_BQ 32 /* fused: query rows per block */
 #define ATTENTION_BK 64 /* fused: keys per block */

@@ -6,7 +6,6 @@
 #include "kb/kernel.h"
 
 #include <math.h>
-#include <stdio.h>
 
 static void layernorm_layout(const kb_case *c, kb_layout *l) {
     size_t rows = (size_t)(kb_case_dim(c, "batch") * kb_case_dim(c, "seq"));

@@ -4,7 +4,6 @@
 #include "kb/vmath.h"
 
 #include <math.h>
-#include <stdio.h>
 
 static void softmax_layout(const kb_case *c, kb_layout *l) {
     size_t n = (size_t)(kb_case_dim(c, "rows") * kb_case_dim(c, "cols"));
