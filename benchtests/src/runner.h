@@ -16,7 +16,7 @@
 #define KB_MAX_ROUNDS 16
 
 typedef struct kb_run_ctx {
-    const kb_run_settings *settings;
+    const kb_run_settings *settings; /* from the command line (run_settings.h) */
     const kb_manifest *manifest;
     const kb_kernel *kernel;
     const char *kernel_name;   /* the manifest's "name" */
