@@ -45,7 +45,7 @@ packages_of() {
   build) echo cmake make gcc g++ libc6-dev git libcjson-dev libopenblas-dev ;;
   hip) echo hipcc libamdhip64-dev rocm-device-libs ;;
   hip-runtime) echo rocm-smi ;;
-  test) echo clang-format shellcheck libxml2-utils python3 python3-venv ;;
+  test) echo clang-format shellcheck libxml2-utils python3 python3-venv libbenchmark-tools python3-scipy ;;
   coverage) echo gcovr ;;
   memcheck) echo valgrind ;;
   fuzz) echo clang libclang-rt-dev ;;

@@ -23,6 +23,7 @@
 #include "serve.h"
 #include "timer.h"
 #include "utf8.h"
+#include "variantcheck.h"
 #include "watchdog.h"
 
 #include <errno.h>
@@ -118,6 +119,15 @@ static const kb_impl *implementation(const kb_kernel *k, int i) {
     return i < own ? &k->impls[i] : kb_registered_impl(i - own);
 }
 
+/* The manifest's variants against every implementation linked in, whatever
+ * --backend and --variant select (variantcheck.h). */
+static int check_variants(const driver *d, kb_err *err) {
+    const kb_impl *all[2 * KB_MAX_IMPLS]; /* the kernel's own, then as many registered */
+    int n = 0;
+    while (n < 2 * KB_MAX_IMPLS && (all[n] = implementation(d->ctx.kernel, n))) n++;
+    return kb_check_variants(&d->manifest, d->opt.backend, all, n, err);
+}
+
 /* Precision, backend and implementations for this run, checked against the
  * manifest and what the driver was built with. */
 static int select_run(driver *d, kb_err *err) {
@@ -145,6 +155,7 @@ static int select_run(driver *d, kb_err *err) {
                        m->name, d->opt.backend, d->opt.variant);
     if (d->n_impls == 0)
         return kb_fail(err, "kernel '%s' has no %s implementation", m->name, d->opt.backend);
+    if (check_variants(d, err) != 0) return -1;
     if (d->opt.cold_cache && !d->ctx.backend->flush_caches)
         return kb_fail(err, "--cold-cache: backend '%s' cannot flush its caches", d->opt.backend);
     if (d->opt.case_name && !kb_manifest_find_case(m, d->opt.case_name))

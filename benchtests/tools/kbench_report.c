@@ -1,11 +1,13 @@
 /* kbench-report: the run report. Reads every <test>.json a ctest run left in
  * the results directory, prints one table of all cases (failures first) and
  * writes summary.json, summary.md, regressions.md and summary.svg into the
- * report directory. The parts are in report/ (summary.h). */
+ * report directory; or, with --format gbench, the run in Google Benchmark's
+ * JSON format. The parts are in report/ (summary.h). */
 #define _GNU_SOURCE
 #include "atomicfile.h"
 #include "report/summary.h"
 
+#include <errno.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -18,23 +20,43 @@
 #define DIR_MAX (KB_PATH_MAX - 64)
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: kbench-report RESULTS_DIR [--out DIR]\n"
+    fprintf(f, "usage: kbench-report RESULTS_DIR [--out DIR] [--format summary|gbench]\n"
+               "                    [--gbench-aggregates-only]\n"
                "  RESULTS_DIR  the results of a ctest run (build/kbench-results)\n"
                "  --out DIR    where to write summary.json, summary.md, regressions.md and\n"
                "               summary.svg (default: RESULTS_DIR/../kbench-report)\n"
-               "Prints every case, failed ones first. Exit 0 when every result was read\n"
-               "(whether or not tests failed), 2 when one could not be or none was there.\n");
+               "  --format F   summary (default): print every case, failed ones first, and\n"
+               "               write the files above; gbench: print the run in Google\n"
+               "               Benchmark's JSON format (compare.py, Bencher, github-action-\n"
+               "               benchmark), or with --out write it to DIR/gbench.json\n"
+               "  --gbench-aggregates-only  gbench: each case's mean, median, stddev and cv\n"
+               "               only, not its samples\n"
+               "Exit 0 when every result was read (whether or not tests failed), 2 when\n"
+               "one could not be or none was there.\n");
     return f == stderr ? 2 : 0;
 }
 
 typedef struct args {
-    const char *results, *out;
-    int help;
+    const char *results, *out, *format;
+    int help, gbench, aggregates_only;
 } args;
 
 static int bad_args(const char *what, const char *arg) {
     fprintf(stderr, "kbench-report: %s%s%s\n", what, arg ? arg : "", arg ? "'" : "");
     return -1;
+}
+
+/* --format: the summary files (the default) or Google Benchmark's JSON. */
+static int parse_format(args *a) {
+    a->gbench = a->format && strcmp(a->format, "gbench") == 0;
+    if (a->format && !a->gbench && strcmp(a->format, "summary") != 0) {
+        fprintf(stderr, "kbench-report: --format: unknown format '%s' (summary or gbench)\n",
+                a->format);
+        return -1;
+    }
+    if (a->aggregates_only && !a->gbench)
+        return bad_args("--gbench-aggregates-only needs --format gbench", NULL);
+    return 0;
 }
 
 static int parse(int argc, char **argv, args *a) {
@@ -47,6 +69,12 @@ static int parse(int argc, char **argv, args *a) {
             a->out = argv[++i];
         else if (strncmp(s, "--out=", 6) == 0 && s[6] && !a->out)
             a->out = s + 6;
+        else if (strcmp(s, "--format") == 0 && i + 1 < argc && !a->format)
+            a->format = argv[++i];
+        else if (strncmp(s, "--format=", 9) == 0 && !a->format)
+            a->format = s + 9;
+        else if (strcmp(s, "--gbench-aggregates-only") == 0 && !a->aggregates_only)
+            a->aggregates_only = 1;
         else if (s[0] != '-' && !a->results)
             a->results = s;
         else
@@ -58,7 +86,7 @@ static int parse(int argc, char **argv, args *a) {
     if (a->out && !*a->out) return bad_args("--out: the directory name is empty", NULL);
     if (strlen(a->results) >= DIR_MAX) return bad_args("RESULTS_DIR is too long: '", a->results);
     if (a->out && strlen(a->out) >= DIR_MAX) return bad_args("--out is too long: '", a->out);
-    return 0;
+    return parse_format(a);
 }
 
 /* RESULTS_DIR/../kbench-report, spelled as the parent directory (literally
@@ -150,6 +178,24 @@ static int write_files(const kb_sum_run *run, const char *results, const char *d
     return rc;
 }
 
+/* The gbench JSON on stdout, or replacing DIR/gbench.json with --out. */
+static int write_gbench(const kb_sum_run *run, const args *a, kb_err *err) {
+    char *text, path[KB_PATH_MAX + 32];
+    if (kb_sum_gbench_text(run, a->aggregates_only, &text, err) != 0) return -1;
+    int rc = 0;
+    if (!a->out) {
+        if (fputs(text, stdout) == EOF || fflush(stdout) != 0)
+            rc = kb_fail(err, "writing the gbench JSON to stdout: %s", strerror(errno));
+    } else {
+        snprintf(path, sizeof path, "%s/gbench.json", a->out);
+        rc = check_out(a->results, a->out, err);
+        if (rc == 0) rc = kb_write_file_atomic(path, text, err);
+        if (rc == 0) printf("wrote %s\n", path);
+    }
+    free(text);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     args a;
     if (parse(argc, argv, &a) != 0) return usage(stderr);
@@ -163,7 +209,9 @@ int main(int argc, char **argv) {
     kb_err err = {{0}};
     int rc = kb_sum_load(&run, a.results, &err);
     if (rc == 0) rc = kb_sum_digest(&run, &err);
-    if (rc == 0) {
+    if (rc == 0 && a.gbench) {
+        rc = write_gbench(&run, &a, &err);
+    } else if (rc == 0) {
         kb_sum_print_table(stdout, &run);
         fflush(stdout);
         rc = write_files(&run, a.results, out, &err);

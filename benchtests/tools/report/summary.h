@@ -104,4 +104,9 @@ char *kb_sum_md_text(const kb_sum_run *run);          /* summary_md.c */
 char *kb_sum_regressions_text(const kb_sum_run *run); /* regressions_md.c */
 char *kb_sum_svg_text(const kb_sum_run *run);         /* svg.c */
 
+/* gbench_json.c: the run in Google Benchmark's JSON format (docs/report.md),
+ * with each case's samples as repetitions unless aggregates_only. It reads
+ * the samples from the results, so it can fail naming the file and field. */
+int kb_sum_gbench_text(const kb_sum_run *run, int aggregates_only, char **text, kb_err *err);
+
 #endif
