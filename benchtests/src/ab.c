@@ -1,7 +1,6 @@
 #include "ab.h"
 
 #include "affinity.h"
-#include "runner.h"
 #include "stats.h"
 #include "timer.h"
 
@@ -45,22 +44,20 @@ kb_sampling kb_ab_round_config(const kb_sampling *defaults, int cold_cache) {
     return c;
 }
 
-int kb_ab_request(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
-    kb_ab_setup *ab = ctx->ab;
-    kb_ab_result *res = &r->ab;
+int kb_ab_request(kb_ab_setup *ab, const char *variant, const char *case_name, kb_ab_result *res,
+                  kb_err *err) {
     res->base_status = -1;
     if (!ab->has_partner) {
         snprintf(res->base_why, sizeof res->base_why, "the base build has no %.400s", ab->exe);
         return 0;
     }
-    if (kb_partner_case_send(&ab->partner, r->impl_variant, r->c->name, err) != 0) return -1;
+    if (kb_partner_case_send(&ab->partner, variant, case_name, err) != 0) return -1;
     res->base_asked = 1;
     return 0;
 }
 
-int kb_ab_open(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
-    kb_ab_setup *ab = ctx->ab;
-    kb_ab_result *res = &r->ab;
+int kb_ab_open(kb_ab_setup *ab, const char *variant, const char *case_name, kb_ab_result *res,
+               kb_err *err) {
     if (!res->base_asked) return 0;
     res->base_asked = 0;
     kb_partner_case status;
@@ -71,19 +68,14 @@ int kb_ab_open(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
     res->base_open = status == KB_PARTNER_READY;
     if (status == KB_PARTNER_ABSENT)
         snprintf(res->base_why, sizeof res->base_why, "the base has no case %s of variant %s",
-                 r->c->name, r->impl_variant);
-    if (status != KB_PARTNER_READY) return 0;
-    r->has_base = 1;
-    r->base.rmse = res->base_rmse;
-    snprintf(r->base.hardware_id, sizeof r->base.hardware_id, "%s", ctx->hardware_id);
-    snprintf(r->base.recorded_at, sizeof r->base.recorded_at, "measured now");
+                 case_name, variant);
     return 0;
 }
 
-int kb_ab_close(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
-    if (!r->ab.base_open) return 0;
-    r->ab.base_open = 0;
-    return kb_partner_case_close(&ctx->ab->partner, err);
+int kb_ab_close(kb_ab_setup *ab, kb_ab_result *res, kb_err *err) {
+    if (!res->base_open) return 0;
+    res->base_open = 0;
+    return kb_partner_case_close(&ab->partner, err);
 }
 
 static int append(kb_samples *all, const kb_samples *s) {
@@ -118,69 +110,68 @@ static double median_of(const kb_samples *s) {
  * project's VMs: a 128 MiB copy case 8-16 % faster on the head in all 12
  * pairs), and moving turns that into noise the interval sees instead of a
  * bias it cannot. */
-static int measure_pair(const kb_run_ctx *ctx, kb_case_session *s, const kb_sampling *cfg,
-                        const kb_affinity *cpus, int k, kb_case_result *r, kb_err *err) {
-    kb_ab_pair *pair = &r->ab.pairs[k];
+static int measure_pair(kb_ab_setup *ab, kb_ab_round_fn head_round, void *head_side,
+                        const kb_sampling *cfg, const kb_affinity *cpus, int k, kb_ab_result *res,
+                        kb_samples *head_all, kb_err *err) {
+    kb_ab_pair *pair = &res->pairs[k];
     kb_samples head = {0}, base = {0};
     pair->cpu = cpus->n > 0 ? cpus->cpu[k % cpus->n] : -1;
     pair->base_first = k % 2;
     int rc = 0;
     for (int side = 0; side < 2 && rc == 0; ++side)
         rc = (side == 0) == pair->base_first
-                 ? kb_partner_round(&ctx->ab->partner, pair->cpu, 1, cfg, &base, err)
-                 : kb_case_round(s, pair->cpu, 1, cfg, &head, err);
+                 ? kb_partner_round(&ab->partner, pair->cpu, 1, cfg, &base, err)
+                 : head_round(head_side, pair->cpu, cfg, &head, err);
     if (rc == 0) {
         pair->head_ms = median_of(&head);
         pair->base_ms = median_of(&base);
         pair->ratio = pair->head_ms / pair->base_ms;
         pair->head_disturbed = head.disturbed + head.disturbed_kept;
         pair->base_disturbed = base.disturbed + base.disturbed_kept;
-        if (append(&r->rounds[0], &head) != 0) rc = kb_fail(err, "out of host memory");
+        if (append(head_all, &head) != 0) rc = kb_fail(err, "out of host memory");
     }
     kb_samples_free(&head);
     kb_samples_free(&base);
     return rc;
 }
 
-/* The verdict and figures the rest of the harness reads from r->lat. */
-static void conclude(kb_case_result *r, const double *base_ms) {
-    kb_ab_result *ab = &r->ab;
-    kb_stats st;
-    r->base.median_ms = kb_stats_compute(base_ms, (size_t)ab->n_pairs, &st) == 0 ? st.median : NAN;
-    r->lat = (kb_latency_decision){.verdict = ab->decision.verdict,
-                                   .best = 0,
-                                   .ratio = ab->decision.ratio,
-                                   .first_ratio = ab->n_pairs ? ab->pairs[0].ratio : NAN,
-                                   .p_value = -1.0,
-                                   .noise = 0.0,
-                                   .drift = 1.0};
+kb_latency_decision kb_ab_latency(const kb_ab_result *res) {
+    return (kb_latency_decision){.verdict = res->decision.verdict,
+                                 .best = 0,
+                                 .ratio = res->decision.ratio,
+                                 .first_ratio = res->n_pairs ? res->pairs[0].ratio : NAN,
+                                 .p_value = -1.0,
+                                 .noise = 0.0,
+                                 .drift = 1.0};
 }
 
-int kb_ab_measure(const kb_run_ctx *ctx, kb_case_session *s, kb_case_result *r, kb_err *err) {
-    kb_ab_result *ab = &r->ab;
-    const kb_gate_cfg *g = &ctx->opt->gate;
+double kb_ab_base_median(const kb_ab_result *res) {
+    double base_ms[KB_AB_MAX_PAIRS];
+    for (int k = 0; k < res->n_pairs; ++k) base_ms[k] = res->pairs[k].base_ms;
+    kb_stats st;
+    return kb_stats_compute(base_ms, (size_t)res->n_pairs, &st) == 0 ? st.median : NAN;
+}
+
+int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_fn head_round,
+                  void *head, kb_ab_result *res, kb_samples *head_all, kb_err *err) {
+    const kb_gate_cfg *g = &settings->gate;
     const int max_pairs = g->ab_max_pairs < KB_AB_MAX_PAIRS ? g->ab_max_pairs : KB_AB_MAX_PAIRS;
-    const kb_sampling cfg = kb_ab_round_config(&ctx->opt->sampling, ctx->opt->cold_cache);
+    const kb_sampling cfg = kb_ab_round_config(&settings->sampling, settings->cold_cache);
     kb_affinity cpus;
     kb_affinity_init(&cpus);
-    double ratios[KB_AB_MAX_PAIRS], base_ms[KB_AB_MAX_PAIRS], t0 = kb_now_s();
-    kb_samples *all = &r->rounds[0];
-    memset(all, 0, sizeof *all);
-    r->n_rounds = 1;
-    r->round_cpu[0] = cpus.n > 0 ? cpus.cpu[0] : -1;
+    double ratios[KB_AB_MAX_PAIRS], t0 = kb_now_s();
+    memset(head_all, 0, sizeof *head_all);
     for (int k = 0; k < max_pairs; ++k) {
-        if (measure_pair(ctx, s, &cfg, &cpus, k, r, err) != 0) return -1;
-        ratios[k] = ab->pairs[k].ratio;
-        base_ms[k] = ab->pairs[k].base_ms;
-        ab->n_pairs = k + 1;
-        ab->elapsed_s = kb_now_s() - t0;
+        if (measure_pair(ab, head_round, head, &cfg, &cpus, k, res, head_all, err) != 0) return -1;
+        ratios[k] = res->pairs[k].ratio;
+        res->n_pairs = k + 1;
+        res->elapsed_s = kb_now_s() - t0;
         /* once its time is up a case ends as soon as its interval is finite */
         const int fewest = g->ab_min_pairs < AB_FEWEST_PAIRS ? g->ab_min_pairs : AB_FEWEST_PAIRS;
-        int final = k + 1 == max_pairs || (k + 1 >= fewest && ab->elapsed_s >= g->ab_max_time_s);
-        ab->decision = kb_gate_ab(g, ratios, k + 1, final);
-        if (ab->decision.verdict != KB_LAT_PENDING) break;
+        int final = k + 1 == max_pairs || (k + 1 >= fewest && res->elapsed_s >= g->ab_max_time_s);
+        res->decision = kb_gate_ab(g, ratios, k + 1, final);
+        if (res->decision.verdict != KB_LAT_PENDING) break;
     }
-    all->median = median_of(all);
-    conclude(r, base_ms);
+    head_all->median = median_of(head_all);
     return 0;
 }

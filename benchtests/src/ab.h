@@ -8,6 +8,7 @@
 #include "error.h"
 #include "gate.h"
 #include "partner.h"
+#include "run_settings.h"
 
 #define KB_AB_MAX_PAIRS 64
 
@@ -43,27 +44,36 @@ typedef struct kb_ab_result {
  * settings: up to 9 samples within 0.1 s, at least one. */
 kb_sampling kb_ab_round_config(const kb_sampling *defaults, int cold_cache);
 
-struct kb_run_ctx;
-struct kb_case_result;
-struct kb_case_session;
+/* One round of the head's own side, on `cpu`, sampled by cfg, after
+ * moving the case's buffers to fresh memory (the runner's kb_case_round). */
+typedef int (*kb_ab_round_fn)(void *head, int cpu, const kb_sampling *cfg, kb_samples *out,
+                              kb_err *err);
 
-/* Asks the base to set the case up and returns at once, so that the base
- * prepares its side (inputs, reference, checked run) while the head
- * prepares its own; kb_ab_open reads the answer. */
-int kb_ab_request(const struct kb_run_ctx *ctx, struct kb_case_result *r, kb_err *err);
-
-/* The base's answer to kb_ab_request. A base without the case leaves
- * r->has_base 0 (the case is then "new"); a ready one sets r->has_base and
- * the base's RMSE, which the head's accuracy check compares with. Does
- * nothing when nothing was asked. */
-int kb_ab_open(const struct kb_run_ctx *ctx, struct kb_case_result *r, kb_err *err);
-
-/* Measures pairs until kb_gate_ab decides or the limits are reached; fills
- * r->ab, r->lat, r->base.median_ms and r->rounds[0] (every head sample). */
-int kb_ab_measure(const struct kb_run_ctx *ctx, struct kb_case_session *s, struct kb_case_result *r,
+/* Asks the base to set case `case_name` of `variant` up and returns at
+ * once, so that the base prepares its side (inputs, reference, checked run)
+ * while the head prepares its own; kb_ab_open reads the answer. */
+int kb_ab_request(kb_ab_setup *ab, const char *variant, const char *case_name, kb_ab_result *res,
                   kb_err *err);
 
+/* The base's answer to kb_ab_request: res->base_status KB_PARTNER_READY
+ * with the base's RMSE, which the head's accuracy check compares with, or
+ * why the base cannot measure the case (one without it makes the case
+ * "new"). Does nothing when nothing was asked. */
+int kb_ab_open(kb_ab_setup *ab, const char *variant, const char *case_name, kb_ab_result *res,
+               kb_err *err);
+
+/* Measures pairs, the head's rounds through head_round(head, ...), until
+ * kb_gate_ab decides or the settings' limits are reached; fills res and
+ * head_all (every head sample, and their median). */
+int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_fn head_round,
+                  void *head, kb_ab_result *res, kb_samples *head_all, kb_err *err);
+
+/* The latency decision the rest of the harness reads (kb_case_result's
+ * lat), and the base's median over the pairs. */
+kb_latency_decision kb_ab_latency(const kb_ab_result *res);
+double kb_ab_base_median(const kb_ab_result *res);
+
 /* Releases the case on the base (when it was set up there). */
-int kb_ab_close(const struct kb_run_ctx *ctx, struct kb_case_result *r, kb_err *err);
+int kb_ab_close(kb_ab_setup *ab, kb_ab_result *res, kb_err *err);
 
 #endif

@@ -265,6 +265,11 @@ int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e)
     return 1;
 }
 
+void kb_baseline_add_probe(cJSON *o, const kb_probe_reading *p) {
+    for (int k = 0; k < KB_PROBE_N; ++k)
+        if (p->v[k] > 0.0) cJSON_AddNumberToObject(o, kb_probe_key((kb_probe_kind)k), p->v[k]);
+}
+
 void kb_baseline_entry_free(kb_baseline_entry *e) {
     free(e->samples_ms);
     free(e->round_medians_ms);

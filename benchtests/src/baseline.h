@@ -52,6 +52,10 @@ void kb_baseline_close(kb_baseline *b);
 int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e);
 void kb_baseline_entry_free(kb_baseline_entry *e);
 
+/* Adds the figures of a probe reading that were measured to o, under their
+ * names in a baseline entry (the result JSON's rounds use the same names). */
+void kb_baseline_add_probe(cJSON *o, const kb_probe_reading *p);
+
 void kb_baseline_key(char *out, size_t size, const char *backend, const char *precision,
                      const char *variant, const char *case_name);
 

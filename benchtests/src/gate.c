@@ -19,13 +19,6 @@ kb_gate_cfg kb_gate_defaults(void) {
     };
 }
 
-const char *kb_latency_verdict_name(kb_latency_verdict v) {
-    static const char *const names[] = {"ok",         "cleared", "inconclusive", "machine_drift",
-                                        "regression", "pending", "no_baseline",  "other_hardware",
-                                        "recorded",   "faster",  "new",          "too_noisy"};
-    return (unsigned)v < sizeof names / sizeof *names ? names[v] : "?";
-}
-
 /* Is the round slower than baseline x (1 + tol) beyond reasonable doubt? With
  * the baseline's samples: a one-sided Mann-Whitney test against the scaled
  * samples. Without them: the lower end of the round median's confidence

@@ -8,6 +8,7 @@
 #include "baseline.h"
 #include "machine.h"
 #include "manifest.h"
+#include "verdict.h"
 
 #include <stddef.h>
 
@@ -23,23 +24,6 @@ typedef struct kb_gate_cfg {
 } kb_gate_cfg;
 
 kb_gate_cfg kb_gate_defaults(void);
-
-typedef enum kb_latency_verdict {
-    KB_LAT_OK,             /* median within tolerance */
-    KB_LAT_CLEARED,        /* first round slow, a re-measurement within tolerance: noise */
-    KB_LAT_INCONCLUSIVE,   /* every round slow, but not distinguishable from noise */
-    KB_LAT_MACHINE_DRIFT,  /* every round slow, but so was the machine probe that bounds it */
-    KB_LAT_REGRESSION,     /* confirmed slowdown: fails */
-    KB_LAT_PENDING,        /* slow so far: measure another round */
-    KB_LAT_NO_BASELINE,    /* nothing to compare with */
-    KB_LAT_OTHER_HARDWARE, /* the baseline was recorded on different hardware */
-    KB_LAT_RECORDED,       /* update mode: the measurement became the baseline */
-    KB_LAT_FASTER,         /* A/B: the head is confidently faster than the base beyond tolerance */
-    KB_LAT_NEW,            /* A/B: the base has no such case: nothing to compare with */
-    KB_LAT_TOO_NOISY       /* update mode: rounds too noisy to gate against; not recorded */
-} kb_latency_verdict;
-
-const char *kb_latency_verdict_name(kb_latency_verdict v);
 
 /* One round of samples (per-call milliseconds), its median, the machine
  * probe measured right after it (all 0 when not measured), and how many of

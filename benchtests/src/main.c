@@ -6,6 +6,7 @@
 #include "atomicfile.h"
 #include "backend.h"
 #include "baseline.h"
+#include "baseline_write.h"
 #include "buildinfo.h"
 #include "calibration.h"
 #include "compare.h"
@@ -37,6 +38,7 @@ enum { EXIT_PASS = 0, EXIT_FAILED = 1, EXIT_ERROR = 2, EXIT_SKIP = 77 };
 
 typedef struct driver {
     kb_options opt;
+    kb_run_settings settings; /* what the runner takes of opt */
     kb_manifest manifest;
     kb_run_ctx ctx;
     kb_baseline baseline;
@@ -71,11 +73,24 @@ static int count_selected(const driver *d) {
     return n;
 }
 
+/* The set of cases this invocation measures, as reports name it. */
+static const char *case_set(const kb_options *o) {
+    return o->calibrate ? "calibration" : o->full ? "full" : "default";
+}
+
+/* What the runner takes of the options (run_settings.h). */
+static kb_run_settings run_settings(const kb_options *o) {
+    return (kb_run_settings){.seed = o->seed,
+                             .sampling = o->sampling,
+                             .gate = o->gate,
+                             .update = o->update,
+                             .record_rounds = o->record_rounds,
+                             .confirm_pause_s = o->confirm_pause_s,
+                             .cold_cache = o->cold_cache};
+}
+
 static void list_cases(const driver *d, kb_prec prec) {
-    printf("%s (%s): %s cases\n", d->manifest.name, d->manifest.path,
-           d->opt.calibrate ? "calibration"
-           : d->opt.full    ? "full"
-                            : "default");
+    printf("%s (%s): %s cases\n", d->manifest.name, d->manifest.path, case_set(&d->opt));
     for (int i = 0; i < d->manifest.n_cases; ++i) {
         const kb_case *c = &d->manifest.cases[i];
         if (!selected(d, c)) continue;
@@ -239,30 +254,18 @@ static int setup(driver *d, int argc, char **argv, kb_err *err) {
     if (strcmp(d->manifest.name, d->ctx.kernel_name) != 0)
         return kb_fail(err, "%s: field 'name': '%s' but this driver was built for kernel '%s'",
                        path, d->manifest.name, d->ctx.kernel_name);
-    d->ctx.opt = &d->opt;
     d->ctx.manifest = &d->manifest;
-    return select_run(d, err);
+    if (select_run(d, err) != 0) return -1;
+    /* after select_run, which settles the mode */
+    d->settings = run_settings(&d->opt);
+    d->ctx.settings = &d->settings;
+    d->ctx.case_set = case_set(&d->opt);
+    return 0;
 }
 
 static int record(driver *d, kb_case_result *res, int n, const cJSON *env, kb_err *err) {
-    char now[40];
-    kb_utc_now(now, sizeof now);
-    cJSON *entries = cJSON_CreateObject();
-    int recorded = 0;
-    for (int i = 0; i < n; ++i) {
-        /* a wrong result is never a baseline, nor is a case that did not run */
-        if (!kb_case_passed(&res[i]) || res[i].skipped) continue;
-        char key[512];
-        kb_baseline_key(key, sizeof key, d->ctx.backend->name, kb_prec_name(d->ctx.prec),
-                        res[i].variant, res[i].c->name);
-        cJSON_AddItemToObject(entries, key, kb_report_baseline_entry(&res[i], env, now));
-        ++recorded;
-    }
-    /* nothing to record leaves the file as it is (not even rewritten) */
-    if (recorded == 0)
-        cJSON_Delete(entries);
-    else if (kb_baseline_merge(d->baseline_path, d->manifest.name, d->profile, entries, err) != 0)
-        return -1;
+    int recorded = kb_baseline_record(d->baseline_path, &d->ctx, d->profile, res, n, env, err);
+    if (recorded < 0) return -1;
     printf("recorded %d of %d cases into %s\n", recorded, n, d->baseline_path);
     return 0;
 }

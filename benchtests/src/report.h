@@ -1,5 +1,7 @@
-/* What a test prints and writes: the table, a block per failing case, the
- * CTest measurement block (last, as CTest requires) and the result JSON. */
+/* What a test prints and writes: the table (report_table.c), a block per
+ * failing case (report_failures.c), the CTest measurement block, last as
+ * CTest requires (report_measurements.c), and the result JSON
+ * (report_json.c). */
 #ifndef KB_REPORT_H
 #define KB_REPORT_H
 
@@ -30,8 +32,5 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env);
 
 /* One case's entry in the result's "cases" (ab: measured in A/B mode). */
 cJSON *kb_report_case_json(const kb_case_result *r, int ab);
-
-/* The baseline entry for one recorded case (takes a reference to env). */
-cJSON *kb_report_baseline_entry(const kb_case_result *r, const cJSON *env, const char *now);
 
 #endif

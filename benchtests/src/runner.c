@@ -98,7 +98,7 @@ static int describe_layout(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
 static int make_input(const kb_run_ctx *ctx, const kb_tensor_spec *t, double *values, void **dev,
                       kb_err *err) {
     size_t elem = kb_prec_size(ctx->prec), bytes = t->count * elem;
-    kb_rng_fill(values, t->count, t, ctx->opt->seed);
+    kb_rng_fill(values, t->count, t, ctx->settings->seed);
     void *host = malloc(bytes ? bytes : 1);
     if (!host) return kb_fail(err, "out of host memory for input '%s'", t->name);
     for (size_t i = 0; i < t->count; ++i) {
@@ -161,9 +161,9 @@ static int make_workspace(const kb_run_ctx *ctx, buffers *bf, kb_err *err) {
 /* The accuracy rules: the manifest's tolerance, and the drift from the
  * baseline's or the A/B base's RMSE when there is one. */
 static void judge_accuracy(const kb_run_ctx *ctx, kb_case_result *r) {
-    r->acc_fired = kb_gate_accuracy(&ctx->opt->gate, &ctx->manifest->tol[ctx->prec], &r->acc,
-                                    r->has_base && !ctx->opt->update ? &r->base : NULL, r->acc_why,
-                                    sizeof r->acc_why);
+    r->acc_fired = kb_gate_accuracy(&ctx->settings->gate, &ctx->manifest->tol[ctx->prec], &r->acc,
+                                    r->has_base && !ctx->settings->update ? &r->base : NULL,
+                                    r->acc_why, sizeof r->acc_why);
 }
 
 static int check_outputs(const kb_run_ctx *ctx, buffers *bf, kb_case_result *r, kb_err *err) {
@@ -279,14 +279,14 @@ static int clock_suspect(timing_ctx *t) {
  * the calls that begin before then are the round's warm-up. */
 static void end_warm_up(const timing_ctx *t) {
     if (kb_watchdog_current() == KB_STAGE_WARMUP &&
-        kb_now_s() - t->round_t0 >= t->ctx->opt->sampling.warmup_s)
+        kb_now_s() - t->round_t0 >= t->ctx->settings->sampling.warmup_s)
         kb_watchdog_stage(t->round_stage);
 }
 
 static int time_reps(void *p, int reps, double *ms) {
     timing_ctx *t = p;
     const kb_backend *b = t->ctx->backend;
-    if (t->ctx->opt->cold_cache && b->flush_caches() != 0) return -1;
+    if (t->ctx->settings->cold_cache && b->flush_caches() != 0) return -1;
     int rc = b->time_calls(t->impl->run, &t->bf->args, reps, ms);
     if (rc < 0) return -1;
     t->calls += reps;
@@ -306,15 +306,15 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
     kb_samples *s = &r->rounds[i];
     memset(s, 0, sizeof *s);
     r->round_cpu[i] = kb_affinity_current();
-    kb_sampling cfg = ctx->opt->sampling;
-    if (ctx->opt->cold_cache) cfg.sample_min_s = 0.0; /* one call per flush */
+    kb_sampling cfg = ctx->settings->sampling;
+    if (ctx->settings->cold_cache) cfg.sample_min_s = 0.0; /* one call per flush */
     double e0 = 0.0, e1 = 0.0, t0 = kb_now_s();
     const long long calls0 = tc->calls;
     const int metered = read_energy(ctx->backend, &e0) == 0;
     tc->round_t0 = t0;
-    tc->round_stage = i == 0             ? KB_STAGE_MEASUREMENT
-                      : ctx->opt->update ? KB_STAGE_RECORDING
-                                         : KB_STAGE_CONFIRMATION;
+    tc->round_stage = i == 0                  ? KB_STAGE_MEASUREMENT
+                      : ctx->settings->update ? KB_STAGE_RECORDING
+                                              : KB_STAGE_CONFIRMATION;
     kb_watchdog_stage(KB_STAGE_WARMUP);
     if (kb_sample(&cfg, time_reps, tc, s) != 0) return -1;
     const double wall = kb_now_s() - t0;
@@ -336,14 +336,14 @@ static void gate_rounds(const kb_case_result *r, kb_round *rounds) {
 static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
     kb_round rounds[KB_MAX_ROUNDS];
     gate_rounds(r, rounds);
-    return kb_gate_latency(&ctx->opt->gate, rounds, r->n_rounds, r->has_base ? &r->base : NULL,
+    return kb_gate_latency(&ctx->settings->gate, rounds, r->n_rounds, r->has_base ? &r->base : NULL,
                            ctx->hardware_id);
 }
 
 /* The machine is probed after every recorded round and after
  * every round of a suspected slowdown; a case within tolerance costs none. */
 static int needs_probe(const kb_run_ctx *ctx, const kb_case_result *r) {
-    if (ctx->opt->update) return 1;
+    if (ctx->settings->update) return 1;
     kb_latency_verdict v = r->lat.verdict;
     return v == KB_LAT_PENDING || v == KB_LAT_INCONCLUSIVE || v == KB_LAT_REGRESSION ||
            v == KB_LAT_MACHINE_DRIFT;
@@ -370,7 +370,7 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
     gate_rounds(r, rounds);
     int too_noisy = 0;
     r->record_noise =
-        kb_gate_record_noise(&ctx->opt->gate, rounds, r->n_rounds, r->lat.best, &too_noisy);
+        kb_gate_record_noise(&ctx->settings->gate, rounds, r->n_rounds, r->lat.best, &too_noisy);
     r->lat.verdict = too_noisy ? KB_LAT_TOO_NOISY : KB_LAT_RECORDED;
 }
 
@@ -381,16 +381,16 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
  * pauses, so a burst of load on the machine can pass. Either way each round
  * after the first runs on the next CPU with its buffers moved. */
 static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, kb_err *err) {
-    double pause = ctx->opt->confirm_pause_s;
+    double pause = ctx->settings->confirm_pause_s;
     for (;;) {
         if (r->n_rounds > 0 && place_round(ctx, tc, r, err) != 0) return -1;
         if (measure_and_decide(ctx, tc, r, err) != 0) return -1;
-        if (ctx->opt->update) {
-            if (r->n_rounds >= ctx->opt->record_rounds) {
+        if (ctx->settings->update) {
+            if (r->n_rounds >= ctx->settings->record_rounds) {
                 judge_recording(ctx, r);
                 return 0;
             }
-            kb_sleep_s(ctx->opt->confirm_pause_s);
+            kb_sleep_s(ctx->settings->confirm_pause_s);
             continue;
         }
         if (r->lat.verdict != KB_LAT_PENDING || r->n_rounds == KB_MAX_ROUNDS) return 0;
@@ -450,7 +450,7 @@ static int begin_result(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *
     r->impl_variant = impl->variant;
     r->pct_peak_bw = -1.0;
     snprintf(r->variant, sizeof r->variant, "%s%s", impl->variant,
-             ctx->opt->cold_cache ? "+cold" : "");
+             ctx->settings->cold_cache ? "+cold" : "");
     kb_err err = {{0}};
     if (kb_manifest_counts(ctx->manifest, c, ctx->prec, impl->variant, &r->flops, &r->bytes,
                            &err) != 0)
@@ -502,12 +502,40 @@ void kb_case_close(kb_case_session *s) {
     free(s);
 }
 
+static int ab_head_round(void *s, int cpu, const kb_sampling *cfg, kb_samples *out, kb_err *err) {
+    return kb_case_round(s, cpu, 1, cfg, out, err);
+}
+
+/* A/B mode: the pairs, every head sample as the case's one round, and the
+ * decision and the base's median where the baseline's would be. */
+static int ab_measure(kb_case_session *s, kb_case_result *r, kb_err *err) {
+    r->n_rounds = 1;
+    if (kb_ab_measure(s->ctx->ab, s->ctx->settings, ab_head_round, s, &r->ab, &r->rounds[0], err) !=
+        0)
+        return -1;
+    r->round_cpu[0] = r->ab.pairs[0].cpu;
+    r->base.median_ms = kb_ab_base_median(&r->ab);
+    r->lat = kb_ab_latency(&r->ab);
+    return 0;
+}
+
+/* A/B mode: the base's answer; a base that measured the case stands in for
+ * the baseline (its RMSE, on this hardware, measured now). */
+static int ab_open(const kb_run_ctx *ctx, kb_case_result *r, kb_err *err) {
+    if (kb_ab_open(ctx->ab, r->impl_variant, r->c->name, &r->ab, err) != 0) return -1;
+    if (r->ab.base_status != KB_PARTNER_READY) return 0;
+    r->has_base = 1;
+    r->base.rmse = r->ab.base_rmse;
+    snprintf(r->base.hardware_id, sizeof r->base.hardware_id, "%s", ctx->hardware_id);
+    snprintf(r->base.recorded_at, sizeof r->base.recorded_at, "measured now");
+    return 0;
+}
+
 /* Times an open case by the mode's rule: against the baseline (rounds and
  * confirmations), or A/B against the base (pairs). */
 static int time_session(kb_case_session *s, kb_case_result *r, kb_err *err) {
     if (s->ctx->ab && r->has_base) kb_watchdog_stage(KB_STAGE_AB_ROUNDS);
-    int rc = s->ctx->ab && r->has_base ? kb_ab_measure(s->ctx, s, r, err)
-                                       : time_case(s->ctx, &s->tc, r, err);
+    int rc = s->ctx->ab && r->has_base ? ab_measure(s, r, err) : time_case(s->ctx, &s->tc, r, err);
     r->clocks_checked = s->tc.clocks_checked;
     r->clock_limits = s->tc.clock_limits;
     if (rc != 0) return -1;
@@ -523,12 +551,12 @@ void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, k
     kb_watchdog_stage(KB_STAGE_SETUP);
     if (begin_result(ctx, c, impl, r) != 0) return;
     kb_err err = {{0}};
-    if (ctx->ab && kb_ab_request(ctx, r, &err) != 0) {
+    if (ctx->ab && kb_ab_request(ctx->ab, r->impl_variant, c->name, &r->ab, &err) != 0) {
         case_error(r, err.msg);
         return;
     }
     kb_case_session *s = kb_case_open(ctx, c, impl, r);
-    if (ctx->ab && kb_ab_open(ctx, r, &err) != 0) {
+    if (ctx->ab && ab_open(ctx, r, &err) != 0) {
         kb_case_close(s);
         case_error(r, err.msg);
         return;
@@ -536,12 +564,11 @@ void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, k
     if (s && ctx->ab) judge_accuracy(ctx, r);
     if (s && time_session(s, r, &err) != 0) case_error(r, err.msg);
     kb_case_close(s);
-    if (ctx->ab && kb_ab_close(ctx, r, &err) != 0 && !r->error) case_error(r, err.msg);
+    if (ctx->ab && kb_ab_close(ctx->ab, &r->ab, &err) != 0 && !r->error) case_error(r, err.msg);
 }
 
 int kb_case_passed(const kb_case_result *r) {
-    return !r->error && r->acc_fired == 0 && r->lat.verdict != KB_LAT_REGRESSION &&
-           r->lat.verdict != KB_LAT_TOO_NOISY;
+    return !r->error && r->acc_fired == 0 && !kb_latency_verdict_fails(r->lat.verdict);
 }
 
 void kb_case_result_free(kb_case_result *r) {

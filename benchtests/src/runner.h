@@ -9,14 +9,14 @@
 #include "baseline.h"
 #include "gate.h"
 #include "manifest.h"
-#include "options.h"
+#include "run_settings.h"
 #include "sampler.h"
 #include "stats.h"
 
 #define KB_MAX_ROUNDS 16
 
 typedef struct kb_run_ctx {
-    const kb_options *opt;
+    const kb_run_settings *settings; /* from the command line (run_settings.h) */
     const kb_manifest *manifest;
     const kb_kernel *kernel;
     const char *kernel_name;   /* the manifest's "name" */
@@ -25,7 +25,8 @@ typedef struct kb_run_ctx {
     kb_prec prec;
     const kb_baseline *baseline;
     const char *hardware_id;
-    kb_ab_setup *ab; /* A/B mode: the base to compare with; NULL: the baseline */
+    kb_ab_setup *ab;      /* A/B mode: the base to compare with; NULL: the baseline */
+    const char *case_set; /* the cases measured: "default", "full" or "calibration" */
 } kb_run_ctx;
 
 /* A variant measured against the one the manifest compares it with

@@ -19,7 +19,6 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define ATTENTION_BQ 32 /* fused: query rows per block */
 #define ATTENTION_BK 64 /* fused: keys per block */
@@ -38,6 +37,12 @@ static attention_dims attention_dims_of(const kb_case *c) {
     t.d = (size_t)kb_case_dim(c, "d");
     return t;
 }
+
+/* What every precision's path gets: the dimensions and the variant. */
+typedef struct attention_run {
+    attention_dims t;
+    int fused;
+} attention_run;
 
 /* Elements rounded up to 16 (64 bytes of floats, 128 of doubles): every
  * buffer carved from the workspace starts on a cache line. */
@@ -183,7 +188,9 @@ static void attention_layout(const kb_case *c, kb_layout *l) {
     }                                                                                              \
                                                                                                    \
     /* Every head of a T-stored tensor: K^T, then the variant, straight into o. */                 \
-    static void attention_heads_##SUFFIX(const kb_args *a, attention_dims t, int fused) {          \
+    static int attention_heads_##SUFFIX(const kb_args *a, const void *params) {                    \
+        const attention_dims t = ((const attention_run *)params)->t;                               \
+        const int fused = ((const attention_run *)params)->fused;                                  \
         const size_t n = t.seq * t.d;                                                              \
         T *kt = a->workspace, *region = kt + attention_round(n);                                   \
         for (size_t h = 0; h < t.bh; h++) {                                                        \
@@ -195,6 +202,7 @@ static void attention_layout(const kb_case *c, kb_layout *l) {
             else                                                                                   \
                 attention_unfused_head_##SUFFIX(q, kt, v, o, region, t.seq, t.d);                  \
         }                                                                                          \
+        return 0;                                                                                  \
     }
 
 ATTENTION_IMPL(double, f64, exp, sqrt)
@@ -202,7 +210,9 @@ ATTENTION_IMPL(float, f32, kb_expf, sqrtf)
 
 /* fp16/bf16: each head's Q, K and V are widened into float in the workspace,
  * the float path writes O there, and it is rounded once on store. */
-static void attention_half(const kb_args *a, attention_dims t, int fused) {
+static int attention_half(const kb_args *a, const void *params) {
+    const attention_dims t = ((const attention_run *)params)->t;
+    const int fused = ((const attention_run *)params)->fused;
     const size_t n = t.seq * t.d, stride = attention_round(n);
     float *kt = a->workspace, *region = kt + stride;
     float *qf = region + attention_round(attention_scores_elems(t.seq, t.d));
@@ -218,18 +228,13 @@ static void attention_half(const kb_args *a, attention_dims t, int fused) {
             attention_unfused_head_f32(qf, kt, vf, of, region, t.seq, t.d);
         kb_cpu_from_f32(a->out[0], a->prec, h * n, of, n);
     }
+    return 0;
 }
 
 static int attention_cpu(const kb_args *a, int fused) {
-    attention_dims t = attention_dims_of(a->c);
-    switch (a->prec) {
-    case KB_FP64: attention_heads_f64(a, t, fused); return 0;
-    case KB_FP32: attention_heads_f32(a, t, fused); return 0;
-    case KB_FP16:
-    case KB_BF16: attention_half(a, t, fused); return 0;
-    default: fprintf(stderr, "attention: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    static const kb_cpu_paths paths = {attention_heads_f64, attention_heads_f32, attention_half};
+    const attention_run run = {attention_dims_of(a->c), fused};
+    return kb_cpu_dispatch(a, &paths, &run);
 }
 
 static int attention_cpu_unfused(const kb_args *a) {

@@ -12,6 +12,7 @@
  * 2 n (copy) and 3 n (triad) elements. */
 #include "bandwidth.h"
 
+#include "kb/cpu.h"
 #include "kb/kernel.h"
 
 #include <math.h>
@@ -35,6 +36,12 @@ static void bandwidth_layout(const kb_case *c, kb_layout *l) {
     kb_layout_output(l, "y", n);
 }
 
+/* What both precisions' paths get. */
+typedef struct bandwidth_params {
+    int op;
+    size_t n;
+} bandwidth_params;
+
 /* fma() is one instruction (and vectorises) where the target has FMA; kbench
  * builds C11 without contraction, so a + 3 * b would round twice. */
 #define BANDWIDTH_CPU(T, SUFFIX, FMA)                                                              \
@@ -48,26 +55,23 @@ static void bandwidth_layout(const kb_case *c, kb_layout *l) {
         for (size_t i = 0; i < n; i++) y[i] = FMA((T)3, b[i], a[i]);                               \
     }                                                                                              \
                                                                                                    \
-    static void bandwidth_run_##SUFFIX(const kb_args *a, int op, size_t n) {                       \
-        if (op == BANDWIDTH_COPY)                                                                  \
-            bandwidth_copy_##SUFFIX(a->in[0], a->out[0], n);                                       \
+    static int bandwidth_run_##SUFFIX(const kb_args *a, const void *params) {                      \
+        const bandwidth_params *p = params;                                                        \
+        if (p->op == BANDWIDTH_COPY)                                                               \
+            bandwidth_copy_##SUFFIX(a->in[0], a->out[0], p->n);                                    \
         else                                                                                       \
-            bandwidth_triad_##SUFFIX(a->in[0], a->in[1], a->out[0], n);                            \
+            bandwidth_triad_##SUFFIX(a->in[0], a->in[1], a->out[0], p->n);                         \
+        return 0;                                                                                  \
     }
 
 BANDWIDTH_CPU(double, f64, fma)
 BANDWIDTH_CPU(float, f32, fmaf)
 
 static int bandwidth_cpu(const kb_args *a) {
-    const size_t n = (size_t)kb_case_dim(a->c, "n");
-    const int op = bandwidth_op(a->c);
-    if (!op) return 1;
-    switch (a->prec) {
-    case KB_FP64: bandwidth_run_f64(a, op, n); return 0;
-    case KB_FP32: bandwidth_run_f32(a, op, n); return 0;
-    default: fprintf(stderr, "bandwidth: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    static const kb_cpu_paths paths = {bandwidth_run_f64, bandwidth_run_f32, NULL};
+    const bandwidth_params p = {bandwidth_op(a->c), (size_t)kb_case_dim(a->c, "n")};
+    if (!p.op) return 1;
+    return kb_cpu_dispatch(a, &paths, &p);
 }
 
 static const kb_kernel bandwidth_kernel = {

@@ -255,14 +255,17 @@ CONV2D_BN_RELU_CORE(float, f32, sqrtf)
         conv2d_bn_relu_pad_##SUF((const T *)a->in[0] + img * d->cin * d->h * d->w, xp, d);         \
     }                                                                                              \
                                                                                                    \
-    static void conv2d_bn_relu_unfused_##SUF(const kb_args *a, const conv2d_bn_relu_dims *d) {     \
+    static int conv2d_bn_relu_unfused_##SUF(const kb_args *a, const void *params) {                \
+        const conv2d_bn_relu_dims *d = params;                                                     \
         const conv2d_bn_relu_ws ws = conv2d_bn_relu_ws_of(d, a->workspace, sizeof(T));             \
         const T *const p[5] = {a->in[2], a->in[3], a->in[4], a->in[5], a->in[6]};                  \
         conv2d_bn_relu_passes_##SUF(a, d, &ws, a->in[1], p, conv2d_bn_relu_pad_image_##SUF);       \
         conv2d_bn_relu_relu_##SUF(ws.z, a->out[0], d->n * d->cout * d->h * d->w);                  \
+        return 0;                                                                                  \
     }                                                                                              \
                                                                                                    \
-    static void conv2d_bn_relu_folded_##SUF(const kb_args *a, const conv2d_bn_relu_dims *d) {      \
+    static int conv2d_bn_relu_folded_##SUF(const kb_args *a, const void *params) {                 \
+        const conv2d_bn_relu_dims *d = params;                                                     \
         const conv2d_bn_relu_ws ws = conv2d_bn_relu_ws_of(d, a->workspace, sizeof(T));             \
         const T *const p[5] = {a->in[2], a->in[3], a->in[4], a->in[5], a->in[6]};                  \
         const size_t ys = d->cout * d->h * d->w;                                                   \
@@ -273,6 +276,7 @@ CONV2D_BN_RELU_CORE(float, f32, sqrtf)
             conv2d_bn_relu_pad_image_##SUF(a, d, ws.xp, img);                                      \
             conv2d_bn_relu_image_##SUF(ws.xp, ws.wp, bf, (T *)a->out[0] + img * ys, d, 1);         \
         }                                                                                          \
+        return 0;                                                                                  \
     }
 
 CONV2D_BN_RELU_DIRECT(double, f64)
@@ -302,7 +306,8 @@ static void conv2d_bn_relu_pad_half(const kb_args *a, const conv2d_bn_relu_dims 
                           ((img * d->cin + ci) * d->h + r) * d->w, d->w);
 }
 
-static void conv2d_bn_relu_unfused_half(const kb_args *a, const conv2d_bn_relu_dims *d) {
+static int conv2d_bn_relu_unfused_half(const kb_args *a, const void *params) {
+    const conv2d_bn_relu_dims *d = params;
     const conv2d_bn_relu_ws ws = conv2d_bn_relu_ws_of(d, a->workspace, sizeof(float));
     const float *p[5];
     conv2d_bn_relu_widen(a, d, &ws, p);
@@ -315,9 +320,11 @@ static void conv2d_bn_relu_unfused_half(const kb_args *a, const conv2d_bn_relu_d
         conv2d_bn_relu_relu_f32(z + off, yf, m);
         kb_cpu_from_f32(a->out[0], a->prec, off, yf, m);
     }
+    return 0;
 }
 
-static void conv2d_bn_relu_folded_half(const kb_args *a, const conv2d_bn_relu_dims *d) {
+static int conv2d_bn_relu_folded_half(const kb_args *a, const void *params) {
+    const conv2d_bn_relu_dims *d = params;
     const conv2d_bn_relu_ws ws = conv2d_bn_relu_ws_of(d, a->workspace, sizeof(float));
     const float *p[5];
     conv2d_bn_relu_widen(a, d, &ws, p);
@@ -330,34 +337,26 @@ static void conv2d_bn_relu_folded_half(const kb_args *a, const conv2d_bn_relu_di
         conv2d_bn_relu_image_f32(ws.xp, ws.wp, bf, ws.z, d, 1);
         kb_cpu_from_f32(a->out[0], a->prec, img * ys, ws.z, ys);
     }
+    return 0;
 }
 
 /* ---- entry points ---- */
 
-typedef void (*conv2d_bn_relu_fn)(const kb_args *, const conv2d_bn_relu_dims *);
-
-static int conv2d_bn_relu_run(const kb_args *a, conv2d_bn_relu_fn f64, conv2d_bn_relu_fn f32,
-                              conv2d_bn_relu_fn half) {
+static int conv2d_bn_relu_run(const kb_args *a, const kb_cpu_paths *paths) {
     const conv2d_bn_relu_dims d = conv2d_bn_relu_dims_of(a->c);
-    switch (a->prec) {
-    case KB_FP64: f64(a, &d); return 0;
-    case KB_FP32: f32(a, &d); return 0;
-    case KB_FP16:
-    case KB_BF16: half(a, &d); return 0;
-    default:
-        fprintf(stderr, "conv2d_bn_relu: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    return kb_cpu_dispatch(a, paths, &d);
 }
 
 static int conv2d_bn_relu_unfused(const kb_args *a) {
-    return conv2d_bn_relu_run(a, conv2d_bn_relu_unfused_f64, conv2d_bn_relu_unfused_f32,
-                              conv2d_bn_relu_unfused_half);
+    static const kb_cpu_paths paths = {conv2d_bn_relu_unfused_f64, conv2d_bn_relu_unfused_f32,
+                                       conv2d_bn_relu_unfused_half};
+    return conv2d_bn_relu_run(a, &paths);
 }
 
 static int conv2d_bn_relu_folded(const kb_args *a) {
-    return conv2d_bn_relu_run(a, conv2d_bn_relu_folded_f64, conv2d_bn_relu_folded_f32,
-                              conv2d_bn_relu_folded_half);
+    static const kb_cpu_paths paths = {conv2d_bn_relu_folded_f64, conv2d_bn_relu_folded_f32,
+                                       conv2d_bn_relu_folded_half};
+    return conv2d_bn_relu_run(a, &paths);
 }
 
 static const kb_kernel conv2d_bn_relu_kernel = {

@@ -99,6 +99,13 @@ typedef struct cross_entropy_ws {
     float *scratch;
 } cross_entropy_ws;
 
+/* One call: its workspace, shape and variant. */
+typedef struct cross_entropy_call {
+    cross_entropy_ws w;
+    size_t batch, n;
+    int fused;
+} cross_entropy_call;
+
 /* The two variants per type T: the mean loss. */
 #define CROSS_ENTROPY_VARIANTS(T, SUFFIX, LOG)                                                     \
     static T cross_entropy_fused_##SUFFIX(const kb_args *a, const cross_entropy_ws *w,             \
@@ -119,34 +126,33 @@ typedef struct cross_entropy_ws {
         for (size_t r = 0; r < batch; r++) /* pass 2: NLL */                                       \
             row_loss[r] = -LOG(probs[r * n + cross_entropy_label(a, r, n)]);                       \
         return kb_cpu_sum_##SUFFIX(row_loss, batch) / (T)batch;                                    \
+    }                                                                                              \
+                                                                                                   \
+    /* The variant's loss, stored (from a float, fp16/bf16 round once). */                         \
+    static int cross_entropy_path_##SUFFIX(const kb_args *a, const void *params) {                 \
+        const cross_entropy_call *c = params;                                                      \
+        kb_store_f64(a->out[0], a->prec, 0,                                                        \
+                     c->fused ? cross_entropy_fused_##SUFFIX(a, &c->w, c->batch, c->n)             \
+                              : cross_entropy_unfused_##SUFFIX(a, &c->w, c->batch, c->n));         \
+        return 0;                                                                                  \
     }
 
 CROSS_ENTROPY_VARIANTS(double, f64, log)
 CROSS_ENTROPY_VARIANTS(float, f32, logf)
 
 static int cross_entropy_run(const kb_args *a, int fused) {
+    /* fp16/bf16 compute in float, so the store rounds once */
+    static const kb_cpu_paths paths = {cross_entropy_path_f64, cross_entropy_path_f32,
+                                       cross_entropy_path_f32};
     const size_t batch = (size_t)kb_case_dim(a->c, "batch");
     const size_t n = (size_t)kb_case_dim(a->c, "classes");
     char *ws = a->workspace;
-    const cross_entropy_ws w = {ws, ws + batch * sizeof(double),
-                                (float *)(ws + (batch + batch * n) * sizeof(double))};
-    switch (a->prec) {
-    case KB_FP64:
-        kb_store_f64(a->out[0], a->prec, 0,
-                     fused ? cross_entropy_fused_f64(a, &w, batch, n)
-                           : cross_entropy_unfused_f64(a, &w, batch, n));
-        return 0;
-    case KB_FP32:
-    case KB_FP16:
-    case KB_BF16: /* a float, so the store rounds once (exactly for fp32) */
-        kb_store_f64(a->out[0], a->prec, 0,
-                     fused ? cross_entropy_fused_f32(a, &w, batch, n)
-                           : cross_entropy_unfused_f32(a, &w, batch, n));
-        return 0;
-    default:
-        fprintf(stderr, "cross_entropy: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    const cross_entropy_call c = {
+        {ws, ws + batch * sizeof(double), (float *)(ws + (batch + batch * n) * sizeof(double))},
+        batch,
+        n,
+        fused};
+    return kb_cpu_dispatch(a, &paths, &c);
 }
 
 static int cross_entropy_unfused(const kb_args *a) {

@@ -24,7 +24,7 @@ GELU_BLOCK(double, f64)
 GELU_BLOCK(float, f32)
 
 static int gelu_cpu(const kb_args *a) {
-    return kb_cpu_elementwise(a, "gelu", gelu_f32, gelu_f64, (size_t)kb_case_dim(a->c, "n"));
+    return kb_cpu_elementwise(a, gelu_f32, gelu_f64, (size_t)kb_case_dim(a->c, "n"));
 }
 
 static const kb_kernel gelu_kernel = {

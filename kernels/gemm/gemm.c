@@ -16,7 +16,6 @@
 #include "kb/kernel.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 #ifdef KB_HAVE_OPENBLAS
@@ -58,9 +57,7 @@ static int gemm_blocked(const kb_args *a) {
                      .beta = GEMM_BETA,
                      .ep = KB_CPU_GEMM_EP_NONE};
     gemm_dims(a->c, &g.m, &g.n, &g.k);
-    if (kb_cpu_gemm_run(&g, a->workspace) == 0) return 0;
-    fprintf(stderr, "gemm: no cpu implementation for precision %d\n", (int)a->prec);
-    return 1;
+    return kb_cpu_gemm_run(a, &g);
 }
 
 #ifdef KB_HAVE_OPENBLAS
@@ -78,33 +75,45 @@ static void gemm_sgemm(size_t m, size_t n, size_t k, const float *x, const float
                 (float)GEMM_ALPHA, x, (int)k, y, (int)n, (float)GEMM_BETA, c, (int)n);
 }
 
-static int gemm_vendor(const kb_args *a) {
+/* The vendor variant's paths get the shape. */
+typedef struct gemm_shape {
     size_t m, n, k;
-    gemm_dims(a->c, &m, &n, &k);
+} gemm_shape;
+
+static int gemm_vendor_f64(const kb_args *a, const void *params) {
+    const gemm_shape *s = params;
+    memcpy(a->out[0], a->in[2], s->m * s->n * sizeof(double));
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)s->m, (int)s->n, (int)s->k,
+                GEMM_ALPHA, a->in[0], (int)s->k, a->in[1], (int)s->n, GEMM_BETA, a->out[0],
+                (int)s->n);
+    return 0;
+}
+
+static int gemm_vendor_f32(const kb_args *a, const void *params) {
+    const gemm_shape *s = params;
+    memcpy(a->out[0], a->in[2], s->m * s->n * sizeof(float));
+    gemm_sgemm(s->m, s->n, s->k, a->in[0], a->in[1], a->out[0]);
+    return 0;
+}
+
+static int gemm_vendor_half(const kb_args *a, const void *params) {
+    const size_t m = ((const gemm_shape *)params)->m, n = ((const gemm_shape *)params)->n,
+                 k = ((const gemm_shape *)params)->k;
+    float *x = a->workspace, *y = x + m * k, *c = y + k * n;
+    kb_cpu_to_f32(x, a->in[0], a->prec, 0, m * k);
+    kb_cpu_to_f32(y, a->in[1], a->prec, 0, k * n);
+    kb_cpu_to_f32(c, a->in[2], a->prec, 0, m * n);
+    gemm_sgemm(m, n, k, x, y, c);
+    kb_cpu_from_f32(a->out[0], a->prec, 0, c, m * n);
+    return 0;
+}
+
+static int gemm_vendor(const kb_args *a) {
+    static const kb_cpu_paths paths = {gemm_vendor_f64, gemm_vendor_f32, gemm_vendor_half};
+    gemm_shape s;
+    gemm_dims(a->c, &s.m, &s.n, &s.k);
     gemm_openblas_init();
-    switch (a->prec) {
-    case KB_FP64:
-        memcpy(a->out[0], a->in[2], m * n * sizeof(double));
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, GEMM_ALPHA,
-                    a->in[0], (int)k, a->in[1], (int)n, GEMM_BETA, a->out[0], (int)n);
-        return 0;
-    case KB_FP32:
-        memcpy(a->out[0], a->in[2], m * n * sizeof(float));
-        gemm_sgemm(m, n, k, a->in[0], a->in[1], a->out[0]);
-        return 0;
-    case KB_FP16:
-    case KB_BF16: {
-        float *x = a->workspace, *y = x + m * k, *c = y + k * n;
-        kb_cpu_to_f32(x, a->in[0], a->prec, 0, m * k);
-        kb_cpu_to_f32(y, a->in[1], a->prec, 0, k * n);
-        kb_cpu_to_f32(c, a->in[2], a->prec, 0, m * n);
-        gemm_sgemm(m, n, k, x, y, c);
-        kb_cpu_from_f32(a->out[0], a->prec, 0, c, m * n);
-        return 0;
-    }
-    default: fprintf(stderr, "gemm: no openblas path for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    return kb_cpu_dispatch(a, &paths, &s);
 }
 #endif
 

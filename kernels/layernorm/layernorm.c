@@ -6,7 +6,6 @@
 #include "kb/kernel.h"
 
 #include <math.h>
-#include <stdio.h>
 
 static void layernorm_layout(const kb_case *c, kb_layout *l) {
     size_t rows = (size_t)(kb_case_dim(c, "batch") * kb_case_dim(c, "seq"));
@@ -45,9 +44,29 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
 LAYERNORM_ROW(double, f64, sqrt)
 LAYERNORM_ROW(float, f32, sqrtf)
 
+/* The shape every precision's path gets: rows of n. */
+typedef struct layernorm_shape {
+    size_t rows, n;
+} layernorm_shape;
+
+#define LAYERNORM_ROWS(T, SUFFIX)                                                                  \
+    static int layernorm_rows_##SUFFIX(const kb_args *a, const void *params) {                     \
+        const size_t rows = ((const layernorm_shape *)params)->rows;                               \
+        const size_t n = ((const layernorm_shape *)params)->n;                                     \
+        for (size_t r = 0; r < rows; r++)                                                          \
+            layernorm_row_##SUFFIX((const T *)a->in[0] + r * n, a->in[1], a->in[2],                \
+                                   (T *)a->out[0] + r * n, n);                                     \
+        return 0;                                                                                  \
+    }
+
+LAYERNORM_ROWS(double, f64)
+LAYERNORM_ROWS(float, f32)
+
 /* fp16/bf16: gamma and beta are widened once per call; each row goes through
  * float scratch in the workspace. */
-static int layernorm_half(const kb_args *a, size_t rows, size_t n) {
+static int layernorm_half(const kb_args *a, const void *params) {
+    const size_t rows = ((const layernorm_shape *)params)->rows;
+    const size_t n = ((const layernorm_shape *)params)->n;
     float *gamma = a->workspace;
     float *beta = gamma + n, *xf = beta + n, *yf = xf + n;
     kb_cpu_to_f32(gamma, a->in[1], a->prec, 0, n);
@@ -61,24 +80,10 @@ static int layernorm_half(const kb_args *a, size_t rows, size_t n) {
 }
 
 static int layernorm_cpu(const kb_args *a) {
-    size_t rows = (size_t)(kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "seq"));
-    size_t n = (size_t)kb_case_dim(a->c, "hidden");
-    switch (a->prec) {
-    case KB_FP64:
-        for (size_t r = 0; r < rows; r++)
-            layernorm_row_f64((const double *)a->in[0] + r * n, a->in[1], a->in[2],
-                              (double *)a->out[0] + r * n, n);
-        return 0;
-    case KB_FP32:
-        for (size_t r = 0; r < rows; r++)
-            layernorm_row_f32((const float *)a->in[0] + r * n, a->in[1], a->in[2],
-                              (float *)a->out[0] + r * n, n);
-        return 0;
-    case KB_FP16:
-    case KB_BF16: return layernorm_half(a, rows, n);
-    default: fprintf(stderr, "layernorm: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    static const kb_cpu_paths paths = {layernorm_rows_f64, layernorm_rows_f32, layernorm_half};
+    const layernorm_shape s = {(size_t)(kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "seq")),
+                               (size_t)kb_case_dim(a->c, "hidden")};
+    return kb_cpu_dispatch(a, &paths, &s);
 }
 
 static const kb_kernel layernorm_kernel = {

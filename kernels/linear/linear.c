@@ -50,20 +50,20 @@ static void linear_gemm_args(const kb_args *a, kb_cpu_gemm *g) {
     g->n = (size_t)kb_case_dim(a->c, "out");
 }
 
-static int linear_core(const kb_cpu_gemm *g, const kb_args *a) {
-    if (kb_cpu_gemm_run(g, a->workspace) == 0) return 0;
-    fprintf(stderr, "linear: no cpu implementation for precision %d\n", (int)a->prec);
-    return 1;
-}
-
 static int linear_fused(const kb_args *a) {
     const int act = linear_act(a);
     if (!act) return 1;
     kb_cpu_gemm g;
     linear_gemm_args(a, &g);
     g.ep = act == 1 ? KB_CPU_GEMM_EP_BIAS_RELU : KB_CPU_GEMM_EP_BIAS_GELU;
-    return linear_core(&g, a);
+    return kb_cpu_gemm_run(a, &g);
 }
+
+/* What the separate passes get: y's shape and the activation. */
+typedef struct linear_pass {
+    size_t rows, n;
+    int act;
+} linear_pass;
 
 /* The separate passes over y (rows x n, in place), in double or float. */
 #define LINEAR_PASSES(T, SUFFIX, GELU)                                                             \
@@ -77,6 +77,13 @@ static int linear_fused(const kb_args *a) {
             for (size_t i = 0; i < n; i++) y[i] = y[i] > (T)0 ? y[i] : (T)0;                       \
         else                                                                                       \
             for (size_t i = 0; i < n; i++) y[i] = GELU(y[i]);                                      \
+    }                                                                                              \
+                                                                                                   \
+    static int linear_passes_##SUFFIX(const kb_args *a, const void *params) {                      \
+        const linear_pass *p = params;                                                             \
+        linear_bias_##SUFFIX(a->out[0], a->in[2], p->rows, p->n);                                  \
+        linear_act_##SUFFIX(a->out[0], p->rows * p->n, p->act);                                    \
+        return 0;                                                                                  \
     }
 
 LINEAR_PASSES(double, f64, kb_gelu_f64)
@@ -85,7 +92,9 @@ LINEAR_PASSES(float, f32, kb_gelu_f32)
 /* fp16/bf16: each pass streams y through float blocks of KB_CPU_BLOCK (the
  * bias pass row by row, the activation pass over the flat array); b is
  * widened once. */
-static void linear_passes_half(const kb_args *a, size_t rows, size_t n, int act) {
+static int linear_passes_half(const kb_args *a, const void *params) {
+    const size_t rows = ((const linear_pass *)params)->rows, n = ((const linear_pass *)params)->n;
+    const int act = ((const linear_pass *)params)->act;
     float *yf = a->workspace, *bf = yf + KB_CPU_BLOCK;
     void *y = a->out[0];
     kb_cpu_to_f32(bf, a->in[2], a->prec, 0, n);
@@ -102,6 +111,7 @@ static void linear_passes_half(const kb_args *a, size_t rows, size_t n, int act)
         linear_act_f32(yf, len, act);
         kb_cpu_from_f32(y, a->prec, i, yf, len);
     }
+    return 0;
 }
 
 static int linear_unfused(const kb_args *a) {
@@ -110,18 +120,11 @@ static int linear_unfused(const kb_args *a) {
     kb_cpu_gemm g;
     linear_gemm_args(a, &g);
     g.ep = KB_CPU_GEMM_EP_NONE;
-    if (linear_core(&g, a) != 0) return 1;
-    switch (a->prec) {
-    case KB_FP64:
-        linear_bias_f64(a->out[0], a->in[2], g.m, g.n);
-        linear_act_f64(a->out[0], g.m * g.n, act);
-        return 0;
-    case KB_FP32:
-        linear_bias_f32(a->out[0], a->in[2], g.m, g.n);
-        linear_act_f32(a->out[0], g.m * g.n, act);
-        return 0;
-    default: linear_passes_half(a, g.m, g.n, act); return 0;
-    }
+    const int rc = kb_cpu_gemm_run(a, &g);
+    if (rc != 0) return rc;
+    static const kb_cpu_paths paths = {linear_passes_f64, linear_passes_f32, linear_passes_half};
+    const linear_pass p = {g.m, g.n, act};
+    return kb_cpu_dispatch(a, &paths, &p);
 }
 
 static const kb_kernel linear_kernel = {

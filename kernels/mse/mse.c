@@ -53,6 +53,7 @@ typedef struct mse_src {
     const void *pred, *target;
     kb_prec prec;
     float *scratch; /* 2 * MSE_BLOCK floats, for fp16/bf16 */
+    size_t n;       /* elements in all */
 } mse_src;
 
 static double mse_leaf_f64(const mse_src *s, size_t off, size_t n) {
@@ -75,6 +76,13 @@ static float mse_leaf_f32(const mse_src *s, size_t off, size_t n) {
         if (n <= MSE_BLOCK) return mse_leaf_##SUFFIX(s, off, n);                                   \
         const size_t left = (n + MSE_BLOCK - 1) / MSE_BLOCK / 2 * MSE_BLOCK;                       \
         return mse_tree_##SUFFIX(s, off, left) + mse_tree_##SUFFIX(s, off + left, n - left);       \
+    }                                                                                              \
+                                                                                                   \
+    /* The mean, stored (from a float, fp16/bf16 round once, fp32 exactly). */                     \
+    static int mse_path_##SUFFIX(const kb_args *a, const void *params) {                           \
+        const mse_src *s = params;                                                                 \
+        kb_store_f64(a->out[0], a->prec, 0, mse_tree_##SUFFIX(s, 0, s->n) / (T)s->n);              \
+        return 0;                                                                                  \
     }
 
 MSE_TREE(double, f64)
@@ -82,17 +90,9 @@ MSE_TREE(float, f32)
 
 static int mse_cpu(const kb_args *a) {
     const size_t n = (size_t)(kb_case_dim(a->c, "batch") * kb_case_dim(a->c, "features"));
-    const mse_src s = {a->in[0], a->in[1], a->prec, a->workspace};
-    switch (a->prec) {
-    case KB_FP64: kb_store_f64(a->out[0], a->prec, 0, mse_tree_f64(&s, 0, n) / (double)n); return 0;
-    case KB_FP32:
-    case KB_FP16:
-    case KB_BF16: /* a float, so the store rounds once (exactly for fp32) */
-        kb_store_f64(a->out[0], a->prec, 0, mse_tree_f32(&s, 0, n) / (float)n);
-        return 0;
-    default: fprintf(stderr, "mse: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    static const kb_cpu_paths paths = {mse_path_f64, mse_path_f32, mse_path_f32};
+    const mse_src s = {a->in[0], a->in[1], a->prec, a->workspace, n};
+    return kb_cpu_dispatch(a, &paths, &s);
 }
 
 static const kb_kernel mse_kernel = {

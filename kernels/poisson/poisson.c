@@ -125,7 +125,8 @@ static void poisson_stats(const kb_args *a, double rel, int64_t iters) {
 
 /* fp64/fp32: ping-pong between the output p and the workspace. */
 #define POISSON_NATIVE(T, SUFFIX)                                                                  \
-    static int poisson_native_##SUFFIX(const kb_args *a, const poisson_dims *d) {                  \
+    static int poisson_native_##SUFFIX(const kb_args *a, const void *params) {                     \
+        const poisson_dims *d = params;                                                            \
         T *out = a->out[0], *ws = a->workspace;                                                    \
         T *const buf[2] = {d->max_iters % 2 ? ws : out, d->max_iters % 2 ? out : ws};              \
         double rel;                                                                                \
@@ -140,7 +141,8 @@ POISSON_NATIVE(float, f32)
 
 /* fp16/bf16: f widened to float once, the field iterated in float in the
  * workspace and rounded to p once. */
-static int poisson_half(const kb_args *a, const poisson_dims *d) {
+static int poisson_half(const kb_args *a, const void *params) {
+    const poisson_dims *d = params;
     float *f = a->workspace;
     float *const buf[2] = {f + d->n, f + 2 * d->n};
     kb_cpu_to_f32(f, a->in[0], a->prec, 0, d->n);
@@ -153,14 +155,8 @@ static int poisson_half(const kb_args *a, const poisson_dims *d) {
 
 static int poisson_cpu(const kb_args *a) {
     const poisson_dims d = poisson_dims_of(a->c);
-    switch (a->prec) {
-    case KB_FP64: return poisson_native_f64(a, &d);
-    case KB_FP32: return poisson_native_f32(a, &d);
-    case KB_FP16:
-    case KB_BF16: return poisson_half(a, &d);
-    default: fprintf(stderr, "poisson: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    static const kb_cpu_paths paths = {poisson_native_f64, poisson_native_f32, poisson_half};
+    return kb_cpu_dispatch(a, &paths, &d);
 }
 
 static const kb_kernel poisson_kernel = {

@@ -4,7 +4,6 @@
 #include "kb/vmath.h"
 
 #include <math.h>
-#include <stdio.h>
 
 static void softmax_layout(const kb_case *c, kb_layout *l) {
     size_t n = (size_t)(kb_case_dim(c, "rows") * kb_case_dim(c, "cols"));
@@ -40,8 +39,27 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
 SOFTMAX_ROW(double, f64, exp)
 SOFTMAX_ROW(float, f32, kb_expf)
 
+/* The shape every precision's path gets. */
+typedef struct softmax_shape {
+    size_t rows, cols;
+} softmax_shape;
+
+#define SOFTMAX_ROWS(T, SUFFIX)                                                                    \
+    static int softmax_rows_##SUFFIX(const kb_args *a, const void *params) {                       \
+        const size_t rows = ((const softmax_shape *)params)->rows;                                 \
+        const size_t cols = ((const softmax_shape *)params)->cols;                                 \
+        for (size_t r = 0; r < rows; r++)                                                          \
+            softmax_row_##SUFFIX((const T *)a->in[0] + r * cols, (T *)a->out[0] + r * cols, cols); \
+        return 0;                                                                                  \
+    }
+
+SOFTMAX_ROWS(double, f64)
+SOFTMAX_ROWS(float, f32)
+
 /* fp16/bf16: each row goes through float scratch in the workspace. */
-static int softmax_half(const kb_args *a, size_t rows, size_t cols) {
+static int softmax_half(const kb_args *a, const void *params) {
+    const size_t rows = ((const softmax_shape *)params)->rows;
+    const size_t cols = ((const softmax_shape *)params)->cols;
     float *xf = a->workspace, *yf = xf + cols;
     for (size_t r = 0; r < rows; r++) {
         kb_cpu_to_f32(xf, a->in[0], a->prec, r * cols, cols);
@@ -52,23 +70,9 @@ static int softmax_half(const kb_args *a, size_t rows, size_t cols) {
 }
 
 static int softmax_cpu(const kb_args *a) {
-    size_t rows = (size_t)kb_case_dim(a->c, "rows"), cols = (size_t)kb_case_dim(a->c, "cols");
-    switch (a->prec) {
-    case KB_FP64:
-        for (size_t r = 0; r < rows; r++)
-            softmax_row_f64((const double *)a->in[0] + r * cols, (double *)a->out[0] + r * cols,
-                            cols);
-        return 0;
-    case KB_FP32:
-        for (size_t r = 0; r < rows; r++)
-            softmax_row_f32((const float *)a->in[0] + r * cols, (float *)a->out[0] + r * cols,
-                            cols);
-        return 0;
-    case KB_FP16:
-    case KB_BF16: return softmax_half(a, rows, cols);
-    default: fprintf(stderr, "softmax: no cpu implementation for precision %d\n", (int)a->prec);
-    }
-    return 1;
+    static const kb_cpu_paths paths = {softmax_rows_f64, softmax_rows_f32, softmax_half};
+    const softmax_shape s = {(size_t)kb_case_dim(a->c, "rows"), (size_t)kb_case_dim(a->c, "cols")};
+    return kb_cpu_dispatch(a, &paths, &s);
 }
 
 static const kb_kernel softmax_kernel = {

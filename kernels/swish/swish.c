@@ -25,7 +25,7 @@ SWISH_BLOCK(double, f64, exp)
 SWISH_BLOCK(float, f32, kb_expf)
 
 static int swish_cpu(const kb_args *a) {
-    return kb_cpu_elementwise(a, "swish", swish_f32, swish_f64, (size_t)kb_case_dim(a->c, "n"));
+    return kb_cpu_elementwise(a, swish_f32, swish_f64, (size_t)kb_case_dim(a->c, "n"));
 }
 
 static const kb_kernel swish_kernel = {

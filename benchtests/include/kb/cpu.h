@@ -12,7 +12,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #ifdef __F16C__
 #include <immintrin.h>
@@ -133,21 +132,72 @@ static inline void kb_cpu_map_f32(void (*f)(const float *restrict, float *restri
     }
 }
 
+/* One precision's path of a CPU implementation: the run's arguments and the
+ * implementation's own parameters (its dimensions, its variant). Returns 0,
+ * or kb_unsupported() for a case it cannot run. */
+typedef int (*kb_cpu_path)(const kb_args *a, const void *params);
+
+/* The paths of an implementation, one per way of computing: in double, in
+ * float, and for fp16/bf16 (the storage formats with no arithmetic of their
+ * own, computed in float). NULL: no such path. */
+typedef struct kb_cpu_paths {
+    kb_cpu_path f64, f32, half;
+} kb_cpu_paths;
+
+/* The CPU counterpart of kb_gpu_dispatch (kb/gpu.h): runs the path for the
+ * run's precision with `params`, or declines the case with kb_unsupported()
+ * naming the precision when there is none. */
+static inline int kb_cpu_dispatch(const kb_args *a, const kb_cpu_paths *paths, const void *params) {
+    kb_cpu_path path = NULL;
+    switch (a->prec) {
+    case KB_FP64: path = paths->f64; break;
+    case KB_FP32: path = paths->f32; break;
+    case KB_FP16:
+    case KB_BF16: path = paths->half; break;
+    default: break;
+    }
+    if (path) return path(a, params);
+    const char *name = kb_prec_name(a->prec);
+    if (!name)
+        return kb_unsupported("no cpu implementation for precision %d (not a precision)",
+                              (int)a->prec);
+    return kb_unsupported("no cpu implementation for precision %s", name);
+}
+
+/* An elementwise kernel: its block functions and the element count. */
+typedef struct kb__cpu_map {
+    void (*f32)(const float *restrict, float *restrict, size_t);
+    void (*f64)(const double *restrict, double *restrict, size_t);
+    size_t n;
+} kb__cpu_map;
+
+static inline int kb__cpu_map_f64(const kb_args *a, const void *params) {
+    const kb__cpu_map *m = params;
+    m->f64(a->in[0], a->out[0], m->n);
+    return 0;
+}
+
+static inline int kb__cpu_map_f32(const kb_args *a, const void *params) {
+    const kb__cpu_map *m = params;
+    m->f32(a->in[0], a->out[0], m->n);
+    return 0;
+}
+
+static inline int kb__cpu_map_half(const kb_args *a, const void *params) {
+    const kb__cpu_map *m = params;
+    kb_cpu_map_f32(m->f32, a->prec, a->in[0], a->out[0], m->n);
+    return 0;
+}
+
 /* An elementwise kernel in any precision: f64 on doubles, f32 on floats and,
- * through kb_cpu_map_f32, on fp16/bf16. Returns 0, or 1 for an unknown
- * precision. */
-static inline int kb_cpu_elementwise(const kb_args *a, const char *kernel,
+ * through kb_cpu_map_f32, on fp16/bf16. */
+static inline int kb_cpu_elementwise(const kb_args *a,
                                      void (*f32)(const float *restrict, float *restrict, size_t),
                                      void (*f64)(const double *restrict, double *restrict, size_t),
                                      size_t n) {
-    switch (a->prec) {
-    case KB_FP64: f64(a->in[0], a->out[0], n); return 0;
-    case KB_FP32: f32(a->in[0], a->out[0], n); return 0;
-    case KB_FP16:
-    case KB_BF16: kb_cpu_map_f32(f32, a->prec, a->in[0], a->out[0], n); return 0;
-    default: fprintf(stderr, "%s: no cpu implementation for precision %d\n", kernel, (int)a->prec);
-    }
-    return 1;
+    static const kb_cpu_paths paths = {kb__cpu_map_f64, kb__cpu_map_f32, kb__cpu_map_half};
+    const kb__cpu_map m = {f32, f64, n};
+    return kb_cpu_dispatch(a, &paths, &m);
 }
 
 #endif

@@ -232,16 +232,22 @@ static inline void kb_cpu_gemm_store_f64(void *restrict dst, kb_prec p, size_t o
 KB_CPU_GEMM_DEFINE(float, f32, KB_CPU_GEMM_NR_F32, kb_fmaf, kb_gelu_f32)
 KB_CPU_GEMM_DEFINE(double, f64, KB_CPU_GEMM_NR_F64, kb_fma, kb_gelu_f64)
 
-/* Runs g with the arithmetic of its storage precision (double for fp64,
- * float otherwise). Returns 0, or 1 for an unknown precision. */
-static inline int kb_cpu_gemm_run(const kb_cpu_gemm *g, void *workspace) {
-    switch (g->prec) {
-    case KB_FP64: kb_cpu_gemm_run_f64(g, workspace); return 0;
-    case KB_FP32:
-    case KB_FP16:
-    case KB_BF16: kb_cpu_gemm_run_f32(g, workspace); return 0;
-    default: return 1;
-    }
+static inline int kb__cpu_gemm_f64(const kb_args *a, const void *g) {
+    kb_cpu_gemm_run_f64(g, a->workspace);
+    return 0;
+}
+
+static inline int kb__cpu_gemm_f32(const kb_args *a, const void *g) {
+    kb_cpu_gemm_run_f32(g, a->workspace);
+    return 0;
+}
+
+/* Runs g, whose tensors and precision are a's, in a's workspace with the
+ * arithmetic of its storage precision (double for fp64, float otherwise).
+ * Returns 0, or kb_cpu_dispatch's decline of a precision it does not know. */
+static inline int kb_cpu_gemm_run(const kb_args *a, const kb_cpu_gemm *g) {
+    static const kb_cpu_paths paths = {kb__cpu_gemm_f64, kb__cpu_gemm_f32, kb__cpu_gemm_f32};
+    return kb_cpu_dispatch(a, &paths, g);
 }
 
 #endif

@@ -11,8 +11,19 @@ static int is(const char *s, const char *word) {
     return strcmp(s, word) == 0;
 }
 
+/* The case's latency verdict; -1 for the load's own words "error" and
+ * "skipped" (a case that got no verdict). */
+static int verdict_of(const kb_sum_case *c, kb_latency_verdict *v) {
+    return kb_latency_verdict_parse(c->verdict, v);
+}
+
+int kb_sum_verdict_is(const kb_sum_case *c, kb_latency_verdict want) {
+    kb_latency_verdict v;
+    return verdict_of(c, &v) == 0 && v == want;
+}
+
 int kb_sum_has_ratio(const kb_sum_case *c) {
-    return isfinite(c->ratio) && !is(c->verdict, "recorded");
+    return isfinite(c->ratio) && !kb_sum_verdict_is(c, KB_LAT_RECORDED);
 }
 
 const char *kb_sum_class_name(kb_sum_class c) {
@@ -21,37 +32,24 @@ const char *kb_sum_class_name(kb_sum_class c) {
 }
 
 const char *kb_sum_verdict_text(const kb_sum_case *c) {
-    static const struct {
-        const char *verdict, *text;
-    } words[] = {{"ok", "ok"},
-                 {"cleared", "ok (noise cleared)"},
-                 {"inconclusive", "ok (slower, not significant)"},
-                 {"machine_drift", "ok (machine slower by as much)"},
-                 {"no_baseline", "ok (no baseline)"},
-                 {"other_hardware", "ok (baseline from other hardware)"},
-                 {"recorded", "recorded"},
-                 {"faster", "ok (faster than base)"},
-                 {"new", "ok (new: not in base)"},
-                 {"skipped", "skipped"},
-                 {"error", "ERROR"}};
-    int regression = is(c->verdict, "regression");
-    if (*c->acc_failures) return regression ? "FAIL accuracy + latency" : "FAIL accuracy";
-    if (regression) return "FAIL latency";
-    if (is(c->verdict, "too_noisy")) return "FAIL too noisy to record";
-    if (!c->passed && !is(c->verdict, "error")) return "FAILED";
-    for (size_t i = 0; i < sizeof words / sizeof *words; ++i)
-        if (is(c->verdict, words[i].verdict)) return words[i].text;
-    return c->verdict;
+    kb_latency_verdict v;
+    const int known = verdict_of(c, &v) == 0;
+    if (*c->acc_failures)
+        return known && v == KB_LAT_REGRESSION ? KB_VERDICT_TEXT_ACCURACY " + latency"
+                                               : KB_VERDICT_TEXT_ACCURACY;
+    if (is(c->verdict, "error")) return KB_VERDICT_TEXT_ERROR;
+    if (known && kb_latency_verdict_fails(v)) return kb_latency_verdict_text(v);
+    /* failed for a reason the result does not name */
+    if (!c->passed) return "FAILED";
+    if (!known) return KB_VERDICT_TEXT_SKIPPED;
+    return kb_latency_verdict_text(v);
 }
 
 /* A verdict that leaves the case's latency ungated or unconfirmed. */
 static int not_gated(const kb_sum_case *c) {
-    static const char *const verdicts[] = {"inconclusive",   "machine_drift", "no_baseline",
-                                           "other_hardware", "recorded",      "skipped",
-                                           "pending",        "new",           "too_noisy"};
-    for (size_t i = 0; i < sizeof verdicts / sizeof *verdicts; ++i)
-        if (is(c->verdict, verdicts[i])) return 1;
-    return 0;
+    kb_latency_verdict v;
+    if (verdict_of(c, &v) == 0) return !kb_latency_verdict_gated(v);
+    return is(c->verdict, "skipped");
 }
 
 static void digest_test(kb_sum_test *t) {
@@ -61,7 +59,7 @@ static void digest_test(kb_sum_test *t) {
     for (int i = 0; i < t->n_cases; ++i) {
         const kb_sum_case *c = &t->cases[i];
         t->n_failed += !c->passed;
-        t->n_regressions += is(c->verdict, "regression");
+        t->n_regressions += kb_sum_verdict_is(c, KB_LAT_REGRESSION);
         t->n_accuracy += *c->acc_failures != '\0';
         t->n_errors += is(c->verdict, "error");
         gated_all &= !not_gated(c);

@@ -6,6 +6,7 @@
 #include "summary.h"
 #include "timer.h"
 #include "utf8.h"
+#include "verdict.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -47,16 +48,6 @@ static int figure(const cJSON *o, const char *key, int required, double *out, do
                    *field ? "." : "", key, *out, hi);
 }
 
-/* The latency verdicts the driver writes (benchtests/src/gate.c). */
-static int known_verdict(const char *v) {
-    static const char *const known[] = {"ok",         "cleared", "inconclusive", "machine_drift",
-                                        "regression", "pending", "no_baseline",  "other_hardware",
-                                        "recorded",   "faster",  "new",          "too_noisy"};
-    for (size_t i = 0; i < sizeof known / sizeof *known; ++i)
-        if (strcmp(v, known[i]) == 0) return 1;
-    return 0;
-}
-
 static int load_accuracy(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                          kb_err *err) {
     const cJSON *acc;
@@ -92,12 +83,10 @@ static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const 
         text(lat, "verdict", 1, &k->verdict, file, path, err) != 0)
         return -1;
     /* it is written into summary.md as it is: only the driver's words */
-    if (!known_verdict(k->verdict))
-        return kb_fail(err,
-                       "%s: field '%s.verdict': '%.64s' is not a latency verdict (ok, cleared, "
-                       "inconclusive, machine_drift, regression, pending, no_baseline, "
-                       "other_hardware, recorded, faster, new, too_noisy)",
-                       file, path, k->verdict);
+    kb_latency_verdict v;
+    if (kb_latency_verdict_parse(k->verdict, &v) != 0)
+        return kb_fail(err, "%s: field '%s.verdict': '%.64s' is not a latency verdict (%s)", file,
+                       path, k->verdict, kb_latency_verdict_names());
     static const char *const keys[] = {"ratio",         "first_ratio", "baseline_median_ms",
                                        "baseline_rmse", "p_value",     "noise",
                                        "machine_drift"};

@@ -71,14 +71,14 @@ static void rules(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
         kb_buf_puts(b, "\n");
         return;
     }
-    if (strcmp(c->verdict, "regression") == 0) latency_rule(b, t, c);
-    if (strcmp(c->verdict, "too_noisy") == 0) noise_rule(b, t, c);
+    if (kb_sum_verdict_is(c, KB_LAT_REGRESSION)) latency_rule(b, t, c);
+    if (kb_sum_verdict_is(c, KB_LAT_TOO_NOISY)) noise_rule(b, t, c);
     if (*c->acc_failures) {
         kb_buf_puts(b, "**Rule: accuracy**: the output failed these checks:\n\n");
         kb_md_fence(b, c->acc_failures);
         kb_buf_puts(b, "\n");
     }
-    if (strcmp(c->verdict, "regression") != 0 && strcmp(c->verdict, "too_noisy") != 0 &&
+    if (!kb_sum_verdict_is(c, KB_LAT_REGRESSION) && !kb_sum_verdict_is(c, KB_LAT_TOO_NOISY) &&
         !*c->acc_failures) {
         kb_buf_puts(b, "**Rule**: the result marks the case failed (latency verdict ");
         kb_md_code(b, c->verdict, 0);

@@ -7,6 +7,7 @@
 #define KB_SUMMARY_H
 
 #include "error.h"
+#include "verdict.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
  * strings are never NULL ("" when absent). They point into the test's JSON. */
 typedef struct kb_sum_case {
     const char *name, *variant;
-    const char *verdict;      /* latency verdict (gate.c's names), "error" or "skipped" */
+    const char *verdict;      /* latency verdict (verdict.h's names), "error" or "skipped" */
     const char *error;        /* the error or skip message, "" otherwise */
     const char *acc_failures; /* the accuracy rules that fired, one per line; "" none */
     const char *compare_to;   /* the variant this one is compared with; "" none */
@@ -91,6 +92,8 @@ const cJSON *kb_sum_env_value(const kb_sum_test *t, const char *key);
 /* The case's verdict as the driver's table words it ("ok (noise cleared)"). */
 const char *kb_sum_verdict_text(const kb_sum_case *c);
 int kb_sum_has_ratio(const kb_sum_case *c);
+/* Whether the case's latency verdict is `v` (never for "error", "skipped"). */
+int kb_sum_verdict_is(const kb_sum_case *c, kb_latency_verdict v);
 
 /* table.c: every case, failures first, on stdout. */
 void kb_sum_print_table(FILE *f, const kb_sum_run *run);

@@ -29,7 +29,7 @@ static void rule_words(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
         kb_md_code(b, c->error, 1);
         return;
     }
-    if (strcmp(c->verdict, "regression") == 0) {
+    if (kb_sum_verdict_is(c, KB_LAT_REGRESSION)) {
         kb_buf_printf(b, "latency: median %.3fx the baseline's, confirmed above %.2fx", c->ratio,
                       1.0 + t->latency_tol);
         sep = "; ";

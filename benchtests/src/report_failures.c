@@ -1,0 +1,127 @@
+/* The block printed for each failing case (and the note for a slowdown the
+ * machine explains): the figures and the rule that decided. */
+#include "report.h"
+
+/* One probe figure: the baseline's and every round's, when both exist. */
+static void print_probe(FILE *f, const kb_case_result *r, kb_probe_kind k) {
+    if (r->base.probe.v[k] <= 0.0) return;
+    int any = 0;
+    for (int i = 0; i < r->n_rounds; ++i) any |= r->probe[i].v[k] > 0.0;
+    if (!any) return;
+    fprintf(f, "  probe %-5s baseline %.2f %s; now ", kb_probe_name(k), r->base.probe.v[k],
+            kb_probe_unit(k));
+    for (int i = 0, first = 1; i < r->n_rounds; ++i)
+        if (r->probe[i].v[k] > 0.0) {
+            fprintf(f, "%s%.2f", first ? "" : ", ", r->probe[i].v[k]);
+            first = 0;
+        }
+    fprintf(f, "\n");
+}
+
+static void print_rounds(FILE *f, const kb_case_result *r) {
+    fprintf(f, "  rounds:     ");
+    for (int i = 0; i < r->n_rounds; ++i) {
+        fprintf(f, "%s%.4f ms (x%.3f", i ? ", " : "", r->rounds[i].median,
+                r->rounds[i].median / r->base.median_ms);
+        if (r->round_cpu[i] >= 0) fprintf(f, ", cpu %d", r->round_cpu[i]);
+        fprintf(f, ")");
+    }
+    fprintf(f, "\n");
+    for (int k = 0; k < KB_PROBE_N; ++k) print_probe(f, r, (kb_probe_kind)k);
+    kb_probe_kind figs[2];
+    kb_bound_probes(r->base.bound, figs);
+    fprintf(f,
+            "  machine:    the case is %s-bound (recorded: %s), so the %s and %s figures count: ",
+            r->base.bound == KB_BOUND_COMPUTE ? "compute" : "memory", kb_bound_name(r->base.bound),
+            kb_probe_name(figs[0]), kb_probe_name(figs[1]));
+    if (r->lat.drift_probe == KB_PROBE_N)
+        fprintf(f, "neither was measured on both sides\n");
+    else
+        fprintf(f, "machine x%.3f slower by the %s probe\n", r->lat.drift,
+                kb_probe_name(r->lat.drift_probe));
+}
+
+/* A slowdown that the machine's own slowdown explains passes, but says so. */
+static void print_drift_note(FILE *f, const kb_report *rep, const kb_case_result *r) {
+    fprintf(f,
+            "\n---- note: %s  case %s  variant %s: every round slower than the baseline, "
+            "but the machine probe was slower by as much; not failed\n",
+            rep->test_name, r->c->name, r->variant);
+    print_rounds(f, r);
+}
+
+/* A/B: every pair's medians and ratio, then the interval that decided. */
+static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_result *r) {
+    const kb_ab_result *ab = &r->ab;
+    fprintf(f,
+            "  latency:    head %.4f ms vs base %.4f ms (%s): ratio x%.3f, 95%% interval "
+            "[%.3f, %.3f] over %d pairs\n",
+            r->stats.median, r->base.median_ms, ctx->ab->ref, ab->decision.ratio,
+            ab->decision.ci_lo, ab->decision.ci_hi, ab->n_pairs);
+    fprintf(f, "  pairs:      ");
+    for (int i = 0; i < ab->n_pairs; ++i) fprintf(f, "%sx%.3f", i ? ", " : "", ab->pairs[i].ratio);
+    fprintf(f,
+            "\n  rule:       the interval's lower end is above x%.2f (tolerance %.0f %%): "
+            "the head is slower than the base beyond doubt\n",
+            1.0 + ctx->settings->gate.latency_tol, 100.0 * ctx->settings->gate.latency_tol);
+}
+
+/* Update mode: rounds too noisy to become a baseline. */
+static void print_too_noisy(FILE *f, const kb_run_ctx *ctx, const kb_case_result *r) {
+    fprintf(f, "  recording:  not recorded: round medians ");
+    for (int i = 0; i < r->n_rounds; ++i) fprintf(f, "%s%.4f", i ? ", " : "", r->rounds[i].median);
+    fprintf(f,
+            " ms; the gate would grant this case %.1f %% of noise (half the wider of the "
+            "rounds' spread and the best round's p10-p90), more than the tolerance (%.1f %%), "
+            "so a slowdown of twice the tolerance could pass\n"
+            "  rule:       record on a quieter machine, or with the tolerance the baseline "
+            "is meant for (--latency-tolerance)\n",
+            100.0 * r->record_noise, 100.0 * ctx->settings->gate.latency_tol);
+}
+
+static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
+    const kb_run_ctx *ctx = rep->ctx;
+    fprintf(f, "\n---- FAILED %s  case %s  variant %s\n", rep->test_name, r->c->name, r->variant);
+    if (r->error) {
+        fprintf(f, "  error:      %s\n", r->error_msg);
+        return;
+    }
+    if (r->acc_fired) {
+        fprintf(f,
+                "  accuracy:   rmse %.3e, max abs %.3e over %zu elements "
+                "(tolerance rmse %.3e, max abs %.3e, %s)\n",
+                r->acc.rmse, r->acc.max_abs, r->acc.n, ctx->manifest->tol[ctx->prec].rmse,
+                ctx->manifest->tol[ctx->prec].max_abs, ctx->manifest->path);
+        fprintf(f, "  rule:       %s", r->acc_why);
+    }
+    if (r->lat.verdict == KB_LAT_REGRESSION && ctx->ab) {
+        print_ab_failure(f, ctx, r);
+    } else if (r->lat.verdict == KB_LAT_REGRESSION) {
+        fprintf(f, "  latency:    median %.4f ms vs baseline %.4f ms (x%.3f; recorded %s)\n",
+                r->stats.median, r->base.median_ms, r->lat.ratio, r->base.recorded_at);
+        print_rounds(f, r);
+        fprintf(f,
+                "  rule:       median above baseline x %.2f in the first round and all %d "
+                "confirmation rounds; best round above it by more than the case's noise "
+                "(%.1f %%) and slower than the baseline's samples x %.2f "
+                "(Mann-Whitney p = %.2g < %.2g); machine slower x%.3f by its probe "
+                "(allowed for beyond x%.2f)\n",
+                1.0 + ctx->settings->gate.latency_tol, ctx->settings->gate.confirm_rounds,
+                100.0 * r->lat.noise, 1.0 + ctx->settings->gate.latency_tol, r->lat.p_value,
+                ctx->settings->gate.alpha, r->lat.drift, 1.0 + ctx->settings->gate.latency_tol);
+        fprintf(f, "  baseline:   %s\n", rep->baseline_path);
+    }
+    if (r->lat.verdict == KB_LAT_TOO_NOISY) print_too_noisy(f, ctx, r);
+}
+
+int kb_report_failures(FILE *f, const kb_report *rep) {
+    int failed = 0;
+    for (int i = 0; i < rep->n_results; ++i) {
+        if (rep->results[i].lat.verdict == KB_LAT_MACHINE_DRIFT)
+            print_drift_note(f, rep, &rep->results[i]);
+        if (kb_case_passed(&rep->results[i])) continue;
+        print_failure(f, rep, &rep->results[i]);
+        ++failed;
+    }
+    return failed;
+}

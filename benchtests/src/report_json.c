@@ -1,0 +1,228 @@
+/* The result JSON (<results>/<test>.json) and the per-case entries the
+ * progress file receives while the test runs. */
+#include "report.h"
+
+#include "devmon.h"
+
+#include <math.h>
+
+static cJSON *samples_json(const kb_samples *s) {
+    return cJSON_CreateDoubleArray(s->ms, s->n);
+}
+
+static void add_stats(cJSON *o, const kb_stats *s) {
+    cJSON_AddNumberToObject(o, "median_ms", s->median);
+    cJSON_AddNumberToObject(o, "min_ms", s->min);
+    cJSON_AddNumberToObject(o, "max_ms", s->max);
+    cJSON_AddNumberToObject(o, "mean_ms", s->mean);
+    cJSON_AddNumberToObject(o, "stddev_ms", s->stddev);
+    cJSON_AddNumberToObject(o, "mad_ms", s->mad);
+    cJSON_AddNumberToObject(o, "p10_ms", s->p10);
+    cJSON_AddNumberToObject(o, "p90_ms", s->p90);
+    cJSON_AddNumberToObject(o, "p99_ms", s->p99);
+    cJSON_AddNumberToObject(o, "cv", s->cv);
+    cJSON_AddNumberToObject(o, "n_samples", (double)s->n);
+}
+
+static cJSON *accuracy_json(const kb_case_result *r) {
+    cJSON *a = cJSON_CreateObject();
+    cJSON_AddNumberToObject(a, "rmse", r->acc.rmse);
+    cJSON_AddNumberToObject(a, "max_abs_err", r->acc.max_abs);
+    cJSON_AddNumberToObject(a, "elements", (double)r->acc.n);
+    cJSON_AddNumberToObject(a, "nonfinite", (double)r->acc.n_nonfinite);
+    cJSON_AddNumberToObject(a, "unwritten", (double)r->acc.n_unwritten);
+    cJSON_AddStringToObject(a, "failures", r->acc_why);
+    return a;
+}
+
+static cJSON *rounds_json(const kb_case_result *r) {
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; i < r->n_rounds; ++i) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "median_ms", r->rounds[i].median);
+        cJSON_AddNumberToObject(o, "reps", r->rounds[i].reps);
+        cJSON_AddNumberToObject(o, "elapsed_ms", r->rounds[i].elapsed_s * 1e3);
+        cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
+        if (r->round_cpu[i] >= 0) cJSON_AddNumberToObject(o, "cpu", r->round_cpu[i]);
+        kb_baseline_add_probe(o, &r->probe[i]);
+        if (r->power_w[i] > 0.0) {
+            cJSON_AddNumberToObject(o, "power_w", r->power_w[i]);
+            cJSON_AddNumberToObject(o, "energy_per_call_mj", r->energy_mj[i]);
+        }
+        cJSON_AddNumberToObject(o, "clock_limited_dropped", r->rounds[i].dropped);
+        cJSON_AddNumberToObject(o, "clock_limited_kept", r->rounds[i].suspect_kept);
+        cJSON_AddNumberToObject(o, "disturbed_dropped", r->rounds[i].disturbed);
+        cJSON_AddNumberToObject(o, "disturbed_kept", r->rounds[i].disturbed_kept);
+        cJSON_AddItemToObject(o, "samples_ms", samples_json(&r->rounds[i]));
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+/* What the backend's monitor saw while the case ran: clock limits (null when
+ * it cannot tell), power and energy of the best round, device memory. */
+static cJSON *device_json(const kb_case_result *r) {
+    cJSON *d = cJSON_CreateObject();
+    char names[128];
+    kb_devmon_reason_names(r->clock_limits, names, sizeof names);
+    if (r->clocks_checked)
+        cJSON_AddStringToObject(d, "clock_limits", names);
+    else
+        cJSON_AddNullToObject(d, "clock_limits");
+    if (r->power_w[r->lat.best] > 0.0) {
+        cJSON_AddNumberToObject(d, "power_w", r->power_w[r->lat.best]);
+        cJSON_AddNumberToObject(d, "energy_per_call_mj", r->energy_mj[r->lat.best]);
+    }
+    if (r->device_mem_mib >= 0.0)
+        cJSON_AddNumberToObject(d, "memory_in_use_mib", r->device_mem_mib);
+    return d;
+}
+
+static const char *base_status_name(int status) {
+    switch (status) {
+    case KB_PARTNER_READY: return "measured";
+    case KB_PARTNER_ABSENT: return "no such case";
+    case KB_PARTNER_SKIP: return "declined";
+    default: return "no driver";
+    }
+}
+
+/* A/B: the base, every pair and the interval that decided. */
+static cJSON *ab_json(const kb_case_result *r) {
+    const kb_ab_result *ab = &r->ab;
+    const kb_ab_decision *d = &ab->decision;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "base", base_status_name(ab->base_status));
+    if (ab->base_status != KB_PARTNER_READY) {
+        cJSON_AddStringToObject(o, "note", ab->base_why);
+        return o;
+    }
+    cJSON_AddNumberToObject(o, "base_rmse", ab->base_rmse);
+    cJSON_AddNumberToObject(o, "n_pairs", ab->n_pairs);
+    cJSON_AddNumberToObject(o, "elapsed_ms", ab->elapsed_s * 1e3);
+    if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
+        cJSON_AddNumberToObject(o, "ci_lo", d->ci_lo);
+        cJSON_AddNumberToObject(o, "ci_hi", d->ci_hi);
+        /* the slowdown this interval can tell from none: its half-width */
+        cJSON_AddNumberToObject(o, "resolution", (d->ci_hi - d->ci_lo) / (2.0 * d->ratio));
+    } else {
+        cJSON_AddNullToObject(o, "ci_lo");
+        cJSON_AddNullToObject(o, "ci_hi");
+        cJSON_AddNullToObject(o, "resolution");
+    }
+    cJSON *pairs = cJSON_AddArrayToObject(o, "pairs");
+    for (int i = 0; i < ab->n_pairs; ++i) {
+        const kb_ab_pair *p = &ab->pairs[i];
+        cJSON *j = cJSON_CreateObject();
+        cJSON_AddNumberToObject(j, "cpu", p->cpu);
+        cJSON_AddStringToObject(j, "order", p->base_first ? "base,head" : "head,base");
+        cJSON_AddNumberToObject(j, "head_ms", p->head_ms);
+        cJSON_AddNumberToObject(j, "base_ms", p->base_ms);
+        cJSON_AddNumberToObject(j, "ratio", p->ratio);
+        cJSON_AddNumberToObject(j, "head_disturbed", p->head_disturbed);
+        cJSON_AddNumberToObject(j, "base_disturbed", p->base_disturbed);
+        cJSON_AddItemToArray(pairs, j);
+    }
+    return o;
+}
+
+static cJSON *case_json(const kb_case_result *r, int ab) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "case", r->c->name);
+    cJSON_AddStringToObject(o, "variant", r->variant);
+    cJSON *dims = cJSON_AddObjectToObject(o, "dims");
+    for (int i = 0; i < r->c->n_dims; ++i)
+        cJSON_AddNumberToObject(dims, r->c->dim_names[i], (double)r->c->dims[i]);
+    cJSON_AddBoolToObject(o, "passed", kb_case_passed(r));
+    if (r->error || r->skipped) {
+        cJSON_AddStringToObject(o, r->error ? "error" : "skipped",
+                                r->error ? r->error_msg : r->skip_why);
+        return o;
+    }
+    cJSON_AddNumberToObject(o, "flops", r->flops);
+    cJSON_AddNumberToObject(o, "bytes", r->bytes);
+    cJSON_AddNumberToObject(o, "gbps", r->gbps);
+    cJSON_AddNumberToObject(o, "gflops", r->gflops);
+    if (r->pct_peak_bw >= 0.0)
+        cJSON_AddNumberToObject(o, "pct_peak_bw", r->pct_peak_bw);
+    else
+        cJSON_AddNullToObject(o, "pct_peak_bw");
+    if (r->cmp.with) {
+        cJSON *cmp = cJSON_AddObjectToObject(o, "comparison");
+        cJSON_AddStringToObject(cmp, "with", r->cmp.with);
+        cJSON_AddNumberToObject(cmp, "speedup", r->cmp.speedup);
+        cJSON_AddNumberToObject(cmp, "bytes_saved", r->cmp.bytes_saved);
+    }
+    add_stats(o, &r->stats);
+    cJSON_AddItemToObject(o, "accuracy", accuracy_json(r));
+    cJSON *lat = cJSON_AddObjectToObject(o, "latency");
+    cJSON_AddStringToObject(lat, "verdict", kb_latency_verdict_name(r->lat.verdict));
+    if (r->has_base) {
+        cJSON_AddNumberToObject(lat, "baseline_median_ms", r->base.median_ms);
+        cJSON_AddNumberToObject(lat, "baseline_rmse", r->base.rmse);
+        cJSON_AddStringToObject(lat, "baseline_recorded_at", r->base.recorded_at);
+        cJSON_AddNumberToObject(lat, "ratio", r->lat.ratio);
+        cJSON_AddNumberToObject(lat, "first_ratio", r->lat.first_ratio);
+    }
+    if (r->lat.p_value >= 0.0) {
+        cJSON_AddNumberToObject(lat, "p_value", r->lat.p_value);
+        cJSON_AddNumberToObject(lat, "noise", r->lat.noise);
+        cJSON_AddNumberToObject(lat, "machine_drift", r->lat.drift);
+        cJSON_AddStringToObject(lat, "bound", kb_bound_name(r->base.bound));
+        if (r->lat.drift_probe != KB_PROBE_N)
+            cJSON_AddStringToObject(lat, "drift_probe", kb_probe_name(r->lat.drift_probe));
+    }
+    if (r->lat.verdict == KB_LAT_RECORDED || r->lat.verdict == KB_LAT_TOO_NOISY) {
+        cJSON_AddNumberToObject(lat, "record_noise", r->record_noise);
+        cJSON_AddStringToObject(lat, "bound", kb_bound_name(r->bound));
+        cJSON_AddNumberToObject(lat, "intensity", r->intensity);
+        cJSON_AddNumberToObject(lat, "balance", r->balance);
+    }
+    if (ab) cJSON_AddItemToObject(lat, "ab", ab_json(r));
+    cJSON_AddItemToObject(o, "device", device_json(r));
+    cJSON_AddItemToObject(o, "rounds", rounds_json(r));
+    return o;
+}
+
+static cJSON *calibration_json(const kb_calibration *cal) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "file", cal ? cal->file : "");
+    if (cal && cal->present) {
+        cJSON_AddNumberToObject(o, "peak_gbps", cal->peak_gbps);
+        cJSON_AddStringToObject(o, "measured_at", cal->measured_at);
+    } else {
+        cJSON_AddNullToObject(o, "peak_gbps");
+        cJSON_AddStringToObject(o, "note", cal && *cal->note ? cal->note : "not read");
+    }
+    return o;
+}
+
+cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
+    const kb_run_ctx *ctx = rep->ctx;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "test", rep->test_name);
+    cJSON_AddStringToObject(o, "status", status);
+    cJSON_AddStringToObject(o, "kernel", ctx->kernel_name);
+    cJSON_AddStringToObject(o, "backend", ctx->backend->name);
+    cJSON_AddStringToObject(o, "precision", kb_prec_name(ctx->prec));
+    cJSON_AddStringToObject(o, "profile", rep->profile);
+    cJSON_AddStringToObject(o, "mode", ctx->ab ? "ab" : "baseline");
+    if (ctx->ab) cJSON_AddStringToObject(o, "ab_base", ctx->ab->ref);
+    cJSON_AddStringToObject(o, "baseline_file", rep->baseline_path);
+    cJSON_AddStringToObject(o, "manifest", ctx->manifest->path);
+    cJSON_AddNumberToObject(o, "seed", (double)ctx->settings->seed);
+    cJSON_AddNumberToObject(o, "latency_tolerance", ctx->settings->gate.latency_tol);
+    cJSON_AddNumberToObject(o, "accuracy_drift", ctx->settings->gate.accuracy_drift);
+    cJSON_AddBoolToObject(o, "cold_cache", ctx->settings->cold_cache);
+    cJSON_AddStringToObject(o, "case_set", ctx->case_set);
+    cJSON_AddItemToObject(o, "calibration", calibration_json(rep->cal));
+    cJSON *cases = cJSON_AddArrayToObject(o, "cases");
+    for (int i = 0; i < rep->n_results; ++i)
+        cJSON_AddItemToArray(cases, case_json(&rep->results[i], ctx->ab != NULL));
+    if (env) cJSON_AddItemToObject(o, "environment", env);
+    return o;
+}
+
+cJSON *kb_report_case_json(const kb_case_result *r, int ab) {
+    return case_json(r, ab);
+}

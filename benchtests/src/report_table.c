@@ -1,0 +1,88 @@
+/* The console table: one row per case x variant, then the comparisons
+ * between variants and what the device monitor saw. */
+#include "report.h"
+
+#include "devmon.h"
+
+static const char *verdict_text(const kb_case_result *r) {
+    if (r->error) return KB_VERDICT_TEXT_ERROR;
+    if (r->skipped) return KB_VERDICT_TEXT_SKIPPED;
+    if (r->acc_fired) return KB_VERDICT_TEXT_ACCURACY;
+    return kb_latency_verdict_text(r->lat.verdict);
+}
+
+static void print_row(FILE *f, const kb_case_result *r) {
+    if (r->error || r->skipped) {
+        fprintf(f, "%-22s %-8s %s%s%s\n", r->c->name, r->variant, verdict_text(r),
+                r->skipped ? ": " : "", r->skipped ? r->skip_why : "");
+        return;
+    }
+    char base[32] = "-", ratio[32] = "-", peak[32] = "-";
+    if (r->has_base) {
+        snprintf(base, sizeof base, "%.4f", r->base.median_ms);
+        snprintf(ratio, sizeof ratio, "%.3f", r->lat.ratio);
+    }
+    if (r->pct_peak_bw >= 0.0) snprintf(peak, sizeof peak, "%.0f%%", r->pct_peak_bw);
+    fprintf(f,
+            "%-22s %-8s %10.4f %8.1f%% %5.1f%% %4dx%-4d %8.2f %5s %8.2f %10s %6s %9.2e %9.2e  %s\n",
+            r->c->name, r->variant, r->stats.median,
+            100.0 * (r->stats.p90 - r->stats.p10) / r->stats.median, 100.0 * r->stats.cv,
+            (int)r->stats.n, r->rounds[r->lat.best].reps, r->gbps, peak, r->gflops, base, ratio,
+            r->acc.rmse, r->acc.max_abs, verdict_text(r));
+}
+
+/* The best round's power and energy, clock limits and device memory, for
+ * the cases where the backend could measure them. */
+static void print_device_notes(FILE *f, const kb_case_result *r) {
+    const int b = r->lat.best;
+    const kb_samples *best = &r->rounds[b];
+    if (r->error || r->skipped) return;
+    if (r->power_w[b] > 0.0 || r->device_mem_mib >= 0.0) {
+        fprintf(f, "  %s %s: ", r->c->name, r->variant);
+        if (r->power_w[b] > 0.0)
+            fprintf(f, "%.1f W, %.4g mJ per call; ", r->power_w[b], r->energy_mj[b]);
+        if (r->device_mem_mib >= 0.0)
+            fprintf(f, "device memory in use %.0f MiB", r->device_mem_mib);
+        fprintf(f, "\n");
+    }
+    if (r->clock_limits) {
+        char names[128];
+        kb_devmon_reason_names(r->clock_limits, names, sizeof names);
+        fprintf(f, "  %s %s: clocks limited (%s): %d samples dropped, %d kept\n", r->c->name,
+                r->variant, names, best->dropped, best->suspect_kept);
+    }
+    if (best->disturbed || best->disturbed_kept)
+        fprintf(f, "  %s %s: thread lost its CPU during %d samples: %d dropped, %d kept\n",
+                r->c->name, r->variant, best->disturbed + best->disturbed_kept, best->disturbed,
+                best->disturbed_kept);
+}
+
+/* A variant against the one it is compared with: speedup and traffic. */
+static void print_comparison(FILE *f, const kb_case_result *r) {
+    if (!r->cmp.with) return;
+    fprintf(f, "  %s %s vs %s: speedup x%.2f, memory traffic %.1f%% lower (%.3g MB vs %.3g MB)\n",
+            r->c->name, r->impl_variant, r->cmp.with, r->cmp.speedup, 100.0 * r->cmp.bytes_saved,
+            r->bytes * 1e-6, r->cmp.with_bytes * 1e-6);
+}
+
+static void print_calibration(FILE *f, const kb_calibration *cal) {
+    if (!cal || (!cal->present && !*cal->note)) return;
+    if (cal->present)
+        fprintf(f, "   %%peak: of %.2f GB/s, the calibrated bandwidth (%s, %s)\n", cal->peak_gbps,
+                cal->file, cal->measured_at);
+    else
+        fprintf(f, "   %%peak: not reported: %s\n", cal->note);
+}
+
+void kb_report_table(FILE *f, const kb_report *rep) {
+    fprintf(f, "== %s  (profile %s)\n", rep->test_name, rep->profile);
+    fprintf(f, "   baseline: %s%s%s\n", rep->baseline_path, rep->baseline_note ? " - " : "",
+            rep->baseline_note ? rep->baseline_note : "");
+    print_calibration(f, rep->cal);
+    fprintf(f, "%-22s %-8s %10s %9s %6s %9s %8s %5s %8s %10s %6s %9s %9s  %s\n", "case", "variant",
+            "median ms", "p10-p90", "cv", "n x reps", "GB/s", "%peak", "GFLOP/s", "base ms",
+            "ratio", "rmse", "max abs", "verdict");
+    for (int i = 0; i < rep->n_results; ++i) print_row(f, &rep->results[i]);
+    for (int i = 0; i < rep->n_results; ++i) print_comparison(f, &rep->results[i]);
+    for (int i = 0; i < rep->n_results; ++i) print_device_notes(f, &rep->results[i]);
+}

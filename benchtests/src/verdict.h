@@ -1,0 +1,65 @@
+/* The latency verdicts, defined once. Every place that names, parses, words
+ * or classifies a verdict (the gate, the driver's table, the result JSON,
+ * kbench-report) derives it from this table, so a new verdict is one row.
+ *
+ * X(id, name, text, fails, gated):
+ *   id     the enum constant KB_LAT_<id>
+ *   name   the word in the result JSON's "latency.verdict"
+ *   text   how the tables word it for a case that ran and passed accuracy
+ *   fails  the verdict alone fails the case
+ *   gated  the case's latency was compared and decided (not merely recorded,
+ *          unconfirmed or without a usable baseline); summary.md calls a
+ *          passing test with an ungated case "not gated" */
+#ifndef KB_VERDICT_H
+#define KB_VERDICT_H
+
+/* clang-format off */
+#define KB_VERDICT_LIST(X)                                                                    \
+    /* median within tolerance */                                                             \
+    X(OK, "ok", "ok", 0, 1)                                                                   \
+    /* first round slow, a re-measurement within tolerance: noise */                          \
+    X(CLEARED, "cleared", "ok (noise cleared)", 0, 1)                                         \
+    /* every round slow, but not distinguishable from noise */                                \
+    X(INCONCLUSIVE, "inconclusive", "ok (slower, not significant)", 0, 0)                     \
+    /* every round slow, but so was the machine probe that bounds it */                       \
+    X(MACHINE_DRIFT, "machine_drift", "ok (machine slower by as much)", 0, 0)                 \
+    /* confirmed slowdown */                                                                  \
+    X(REGRESSION, "regression", "FAIL latency", 1, 1)                                         \
+    /* slow so far: measure another round (final only when the rounds ran out) */             \
+    X(PENDING, "pending", "pending", 0, 0)                                                    \
+    /* nothing to compare with */                                                             \
+    X(NO_BASELINE, "no_baseline", "ok (no baseline)", 0, 0)                                   \
+    /* the baseline was recorded on different hardware */                                     \
+    X(OTHER_HARDWARE, "other_hardware", "ok (baseline from other hardware)", 0, 0)            \
+    /* update mode: the measurement became the baseline */                                    \
+    X(RECORDED, "recorded", "recorded", 0, 0)                                                 \
+    /* A/B: the head is confidently faster than the base beyond tolerance */                  \
+    X(FASTER, "faster", "ok (faster than base)", 0, 1)                                        \
+    /* A/B: the base has no such case: nothing to compare with */                             \
+    X(NEW, "new", "ok (new: not in base)", 0, 0)                                              \
+    /* update mode: rounds too noisy to gate against; not recorded */                         \
+    X(TOO_NOISY, "too_noisy", "FAIL too noisy to record", 1, 0)
+/* clang-format on */
+
+#define KB__VERDICT_ENUM(id, name, text, fails, gated) KB_LAT_##id,
+typedef enum kb_latency_verdict { KB_VERDICT_LIST(KB__VERDICT_ENUM) KB_LAT_N } kb_latency_verdict;
+#undef KB__VERDICT_ENUM
+
+/* How the tables word a case that did not get a latency verdict, or failed
+ * its accuracy check (which outranks the verdict). */
+#define KB_VERDICT_TEXT_ERROR    "ERROR"
+#define KB_VERDICT_TEXT_SKIPPED  "skipped"
+#define KB_VERDICT_TEXT_ACCURACY "FAIL accuracy"
+
+/* The JSON name; "?" for a value outside the table. */
+const char *kb_latency_verdict_name(kb_latency_verdict v);
+/* The table text; "?" for a value outside the table. */
+const char *kb_latency_verdict_text(kb_latency_verdict v);
+int kb_latency_verdict_fails(kb_latency_verdict v);
+int kb_latency_verdict_gated(kb_latency_verdict v);
+/* The verdict named `name`: 0, or -1 when no verdict has that name. */
+int kb_latency_verdict_parse(const char *name, kb_latency_verdict *v);
+/* Every name, comma-separated in table order, for error messages. */
+const char *kb_latency_verdict_names(void);
+
+#endif

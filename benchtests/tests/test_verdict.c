@@ -1,0 +1,95 @@
+/* The verdict table (verdict.h): every name reads back as its verdict, the
+ * words are usable in tables and messages, and the flags agree with them. */
+#include "kb_test.h"
+#include "verdict.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* Every verdict's name parses back to that verdict, so no two share one. */
+static void test_names_round_trip(void) {
+    for (int i = 0; i < KB_LAT_N; ++i) {
+        const char *name = kb_latency_verdict_name((kb_latency_verdict)i);
+        kb_latency_verdict back = KB_LAT_N;
+        ASSERT_INT_EQ(kb_latency_verdict_parse(name, &back), 0);
+        ASSERT_INT_EQ(back, i);
+    }
+}
+
+/* A name is a plain JSON word: lower case letters and underscores. */
+static void test_names_are_plain_words(void) {
+    for (int i = 0; i < KB_LAT_N; ++i) {
+        const char *name = kb_latency_verdict_name((kb_latency_verdict)i);
+        ASSERT(*name != '\0');
+        for (const char *p = name; *p; ++p) ASSERT(islower((unsigned char)*p) || *p == '_');
+    }
+}
+
+static void test_texts_not_empty(void) {
+    for (int i = 0; i < KB_LAT_N; ++i) {
+        const char *text = kb_latency_verdict_text((kb_latency_verdict)i);
+        ASSERT(text && *text);
+        ASSERT(strcmp(text, "?") != 0);
+    }
+}
+
+/* The table says FAIL exactly for the verdicts that fail the case. */
+static void test_fail_text_matches_flag(void) {
+    for (int i = 0; i < KB_LAT_N; ++i) {
+        kb_latency_verdict v = (kb_latency_verdict)i;
+        int says_fail = strncmp(kb_latency_verdict_text(v), "FAIL", 4) == 0;
+        ASSERT_INT_EQ(says_fail, kb_latency_verdict_fails(v));
+    }
+    ASSERT(kb_latency_verdict_fails(KB_LAT_REGRESSION));
+    ASSERT(!kb_latency_verdict_fails(KB_LAT_OK));
+}
+
+/* Gated means compared with a baseline or a base and decided. */
+static void test_gated(void) {
+    ASSERT(kb_latency_verdict_gated(KB_LAT_OK));
+    ASSERT(kb_latency_verdict_gated(KB_LAT_REGRESSION));
+    ASSERT(!kb_latency_verdict_gated(KB_LAT_NO_BASELINE));
+    ASSERT(!kb_latency_verdict_gated(KB_LAT_RECORDED));
+    ASSERT(!kb_latency_verdict_gated(KB_LAT_PENDING));
+}
+
+static void test_unknown(void) {
+    kb_latency_verdict v = KB_LAT_OK;
+    ASSERT_INT_EQ(kb_latency_verdict_parse("passed", &v), -1);
+    ASSERT_INT_EQ(kb_latency_verdict_parse("", &v), -1);
+    ASSERT_INT_EQ(kb_latency_verdict_parse("OK", &v), -1);
+    ASSERT_INT_EQ(v, KB_LAT_OK);
+    ASSERT(strcmp(kb_latency_verdict_name(KB_LAT_N), "?") == 0);
+    ASSERT(strcmp(kb_latency_verdict_text((kb_latency_verdict)-1), "?") == 0);
+    ASSERT(!kb_latency_verdict_fails(KB_LAT_N));
+    ASSERT(!kb_latency_verdict_gated(KB_LAT_N));
+}
+
+/* The list for messages holds every name once, in table order, with ", "
+ * between them and nothing before or after. */
+static void test_names_list(void) {
+    const char *list = kb_latency_verdict_names();
+    const char *p = list;
+    for (int i = 0; i < KB_LAT_N; ++i) {
+        const char *name = kb_latency_verdict_name((kb_latency_verdict)i);
+        size_t len = strlen(name);
+        const char *sep = i + 1 < KB_LAT_N ? ", " : "";
+        if (strncmp(p, name, len) != 0 || strncmp(p + len, sep, strlen(sep)) != 0) {
+            KB_TEST_FAIL("'%s' lacks '%s%s' at offset %d", list, name, sep, (int)(p - list));
+            return;
+        }
+        p += len + strlen(sep);
+    }
+    ASSERT_INT_EQ(*p, '\0');
+}
+
+int main(void) {
+    RUN_TEST(test_names_round_trip);
+    RUN_TEST(test_names_are_plain_words);
+    RUN_TEST(test_texts_not_empty);
+    RUN_TEST(test_fail_text_matches_flag);
+    RUN_TEST(test_gated);
+    RUN_TEST(test_unknown);
+    RUN_TEST(test_names_list);
+    return kb_test_summary();
+}
