@@ -20,8 +20,7 @@ SCALE_SHIFT_BLOCK(double, f64)
 SCALE_SHIFT_BLOCK(float, f32)
 
 static int scale_shift_cpu(const kb_args *a) {
-    return kb_cpu_elementwise(a, "scale_shift", scale_shift_f32, scale_shift_f64,
-                              (size_t)kb_case_dim(a->c, "n"));
+    return kb_cpu_elementwise(a, scale_shift_f32, scale_shift_f64, (size_t)kb_case_dim(a->c, "n"));
 }
 
 static const kb_kernel scale_shift_kernel = {
