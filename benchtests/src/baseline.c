@@ -254,6 +254,8 @@ int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e)
     const cJSON *bound = cJSON_GetObjectItemCaseSensitive(entry, "bound");
     e->bound = KB_BOUND_UNKNOWN;
     if (cJSON_IsString(bound)) (void)kb_bound_parse(bound->valuestring, &e->bound);
+    e->intensity = number_or(entry, "intensity", 0.0);
+    e->balance = number_or(entry, "balance", 0.0);
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
     snprintf(e->hardware_id, sizeof e->hardware_id, "%s",
              cJSON_GetObjectItemCaseSensitive(env, "hardware_id")->valuestring);

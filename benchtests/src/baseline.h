@@ -23,6 +23,8 @@ typedef struct kb_baseline_entry {
     double rmse;
     kb_probe_reading probe; /* the machine probe at recording; 0 where absent */
     kb_bound bound;         /* what bounds the case (UNKNOWN in older baselines) */
+    double intensity;       /* recorded with the bound: flops per byte; 0 where absent */
+    double balance;         /* and the machine's balance then; 0 where absent */
     char hardware_id[512];
     char recorded_at[40];
 } kb_baseline_entry;

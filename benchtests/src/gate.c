@@ -56,14 +56,15 @@ static double widest(double a, double b, double c) {
 }
 
 /* How much slower the machine is than when the baseline was recorded, by
- * the figures of the case's bound: the baseline's over the best of these
+ * the figures of the case's bound (all four near the ridge): the baseline's over the best of these
  * rounds (each side is the best of its rounds, as the medians compared
  * are). */
 static double machine_drift(const kb_round *rounds, int n_rounds, const kb_baseline_entry *base,
                             kb_probe_kind *which) {
     kb_probe_reading best = {{0}};
     for (int i = 0; i < n_rounds; ++i) kb_probe_keep_best(&best, &rounds[i].probe);
-    return kb_machine_drift(base->bound, &base->probe, &best, which);
+    return kb_machine_drift(base->bound, kb_near_ridge(base->intensity, base->balance),
+                            &base->probe, &best, which);
 }
 
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,

@@ -52,18 +52,28 @@ kb_bound kb_bound_of(double bytes, double flops, const kb_probe_reading *r, doub
     return *intensity > *balance ? KB_BOUND_COMPUTE : KB_BOUND_MEMORY;
 }
 
-void kb_bound_probes(kb_bound b, kb_probe_kind out[2]) {
-    out[0] = b == KB_BOUND_COMPUTE ? KB_PROBE_MADD : KB_PROBE_SCALE;
-    out[1] = b == KB_BOUND_COMPUTE ? KB_PROBE_CHAIN : KB_PROBE_COPY;
+int kb_near_ridge(double intensity, double balance) {
+    return intensity > 0.0 && balance > 0.0 && intensity < balance * KB_RIDGE_FACTOR &&
+           intensity * KB_RIDGE_FACTOR > balance;
 }
 
-double kb_machine_drift(kb_bound b, const kb_probe_reading *base, const kb_probe_reading *now,
-                        kb_probe_kind *which) {
-    kb_probe_kind figs[2];
-    kb_bound_probes(b, figs);
+int kb_drift_figures(kb_bound b, int near_ridge, kb_probe_kind out[KB_PROBE_N]) {
+    if (near_ridge && b != KB_BOUND_UNKNOWN) {
+        for (int k = 0; k < KB_PROBE_N; ++k) out[k] = (kb_probe_kind)k;
+        return KB_PROBE_N;
+    }
+    out[0] = b == KB_BOUND_COMPUTE ? KB_PROBE_MADD : KB_PROBE_SCALE;
+    out[1] = b == KB_BOUND_COMPUTE ? KB_PROBE_CHAIN : KB_PROBE_COPY;
+    return 2;
+}
+
+double kb_machine_drift(kb_bound b, int near_ridge, const kb_probe_reading *base,
+                        const kb_probe_reading *now, kb_probe_kind *which) {
+    kb_probe_kind figs[KB_PROBE_N];
+    const int n = kb_drift_figures(b, near_ridge, figs);
     double drift = 1.0;
     *which = KB_PROBE_N;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < n; ++i) {
         const double was = base->v[figs[i]], is = now->v[figs[i]];
         if (!(was > 0.0 && is > 0.0)) continue;
         if (*which == KB_PROBE_N || was / is > drift) {

@@ -51,16 +51,29 @@ int kb_bound_parse(const char *name, kb_bound *b);
 kb_bound kb_bound_of(double bytes, double flops, const kb_probe_reading *r, double *intensity,
                      double *balance);
 
-/* The two figures a bound moves with: SCALE and COPY for memory (and for
- * an unknown bound, whose second figure is then absent from old
- * baselines), MADD and CHAIN for compute. */
-void kb_bound_probes(kb_bound b, kb_probe_kind out[2]);
+/* Within this factor of the machine's balance a case sits near the ridge of
+ * the roofline, where neither roof alone bounds it: which side it falls on
+ * flips with a few percent of either figure (swish fp32, 0.5 flop/byte, was
+ * recorded memory-bound at a balance of 0.44 and compute-bound at 0.36 on
+ * the same machine), and the manifests' nominal flop counts (an exp counted
+ * as one) understate the compute of such kernels. */
+#define KB_RIDGE_FACTOR 4.0
 
-/* How much slower the machine is for a case of bound b: the largest
- * baseline/now ratio of the bound's figures known on both sides (now: the
- * best over the rounds), with the figure in *which; 1 and KB_PROBE_N when
- * none is known on both sides. */
-double kb_machine_drift(kb_bound b, const kb_probe_reading *base, const kb_probe_reading *now,
-                        kb_probe_kind *which);
+/* Whether a case of this intensity is near the ridge of a machine of this
+ * balance; 0 when either is unknown (0). */
+int kb_near_ridge(double intensity, double balance);
+
+/* The figures a case's speed moves with, into out; returns how many: SCALE
+ * and COPY for memory (and for an unknown bound, whose second figure is then
+ * absent from old baselines), MADD and CHAIN for compute, all four near the
+ * ridge. */
+int kb_drift_figures(kb_bound b, int near_ridge, kb_probe_kind out[KB_PROBE_N]);
+
+/* How much slower the machine is for a case: the largest baseline/now ratio
+ * of its figures (kb_drift_figures) known on both sides (now: the best over
+ * the rounds), with the figure in *which; 1 and KB_PROBE_N when none is
+ * known on both sides. */
+double kb_machine_drift(kb_bound b, int near_ridge, const kb_probe_reading *base,
+                        const kb_probe_reading *now, kb_probe_kind *which);
 
 #endif

@@ -28,14 +28,24 @@ static void print_rounds(FILE *f, const kb_case_result *r) {
     }
     fprintf(f, "\n");
     for (int k = 0; k < KB_PROBE_N; ++k) print_probe(f, r, (kb_probe_kind)k);
-    kb_probe_kind figs[2];
-    kb_bound_probes(r->base.bound, figs);
-    fprintf(f,
-            "  machine:    the case is %s-bound (recorded: %s), so the %s and %s figures count: ",
-            r->base.bound == KB_BOUND_COMPUTE ? "compute" : "memory", kb_bound_name(r->base.bound),
-            kb_probe_name(figs[0]), kb_probe_name(figs[1]));
+    const kb_baseline_entry *b = &r->base;
+    kb_probe_kind figs[KB_PROBE_N];
+    if (kb_near_ridge(b->intensity, b->balance) &&
+        kb_drift_figures(b->bound, 1, figs) == KB_PROBE_N)
+        fprintf(f,
+                "  machine:    the case is near the ridge (recorded: %s, %.3g flop/byte against a "
+                "balance of %.3g), so every figure counts: ",
+                kb_bound_name(b->bound), b->intensity, b->balance);
+    else {
+        kb_drift_figures(b->bound, 0, figs);
+        fprintf(f,
+                "  machine:    the case is %s-bound (recorded: %s), so the %s and %s figures "
+                "count: ",
+                b->bound == KB_BOUND_COMPUTE ? "compute" : "memory", kb_bound_name(b->bound),
+                kb_probe_name(figs[0]), kb_probe_name(figs[1]));
+    }
     if (r->lat.drift_probe == KB_PROBE_N)
-        fprintf(f, "neither was measured on both sides\n");
+        fprintf(f, "none was measured on both sides\n");
     else
         fprintf(f, "machine x%.3f slower by the %s probe\n", r->lat.drift,
                 kb_probe_name(r->lat.drift_probe));

@@ -56,23 +56,45 @@ static void test_best_per_figure(void) {
 static void test_drift(void) {
     kb_probe_kind which;
     kb_probe_reading now = {{27.0, 16.0, 60.0, 0.5}};
-    ASSERT_NEAR(kb_machine_drift(KB_BOUND_MEMORY, &here, &now, &which), 2.0, 1e-15);
+    ASSERT_NEAR(kb_machine_drift(KB_BOUND_MEMORY, 0, &here, &now, &which), 2.0, 1e-15);
     ASSERT_INT_EQ(which, KB_PROBE_COPY);
-    ASSERT_NEAR(kb_machine_drift(KB_BOUND_COMPUTE, &here, &now, &which), 2.0, 1e-15);
+    ASSERT_NEAR(kb_machine_drift(KB_BOUND_COMPUTE, 0, &here, &now, &which), 2.0, 1e-15);
     ASSERT_INT_EQ(which, KB_PROBE_MADD);
     kb_probe_reading old = {{30.0, 0.0, 0.0, 0.0}}; /* a baseline from before the model */
-    ASSERT_NEAR(kb_machine_drift(KB_BOUND_UNKNOWN, &old, &now, &which), 30.0 / 27.0, 1e-15);
+    ASSERT_NEAR(kb_machine_drift(KB_BOUND_UNKNOWN, 0, &old, &now, &which), 30.0 / 27.0, 1e-15);
     ASSERT_INT_EQ(which, KB_PROBE_SCALE);
-    ASSERT_NEAR(kb_machine_drift(KB_BOUND_COMPUTE, &old, &now, &which), 1.0, 0);
+    ASSERT_NEAR(kb_machine_drift(KB_BOUND_COMPUTE, 0, &old, &now, &which), 1.0, 0);
     ASSERT_INT_EQ(which, KB_PROBE_N);
     kb_probe_reading faster = {{33.0, 35.2, 130.0, 1.2}};
-    ASSERT(kb_machine_drift(KB_BOUND_MEMORY, &here, &faster, &which) < 1.0);
+    ASSERT(kb_machine_drift(KB_BOUND_MEMORY, 0, &here, &faster, &which) < 1.0);
+}
+
+/* Near the ridge every figure counts: a compute-bound case whose memory
+ * figures halved is explained by them (the kbench.e2e.gate failure of
+ * 2026-11-25: scale 93 -> 47 GB/s, madd and chain unchanged, swish fp32
+ * x1.36). Away from it, and with an unknown bound, the bound's own. */
+static void test_drift_near_ridge(void) {
+    kb_probe_kind which;
+    kb_probe_reading base = {{93.2, 96.9, 33.6, 0.53}}, now = {{46.6, 87.4, 33.2, 0.53}};
+    ASSERT(kb_near_ridge(0.5, 33.6 / 93.2));
+    ASSERT_NEAR(kb_machine_drift(KB_BOUND_COMPUTE, 1, &base, &now, &which), 93.2 / 46.6, 1e-12);
+    ASSERT_INT_EQ(which, KB_PROBE_SCALE);
+    ASSERT(kb_machine_drift(KB_BOUND_COMPUTE, 0, &base, &now, &which) < 1.02);
+    ASSERT_INT_EQ(which, KB_PROBE_MADD);
+    ASSERT(!kb_near_ridge(16.0, 0.36)); /* GEMM m256: far above */
+    ASSERT(!kb_near_ridge(0.05, 0.44)); /* a copy: far below */
+    ASSERT(!kb_near_ridge(0.5, 0.0));   /* no balance recorded */
+    ASSERT(kb_near_ridge(0.5, 1.99) && !kb_near_ridge(0.5, 2.01));
+    kb_probe_kind figs[KB_PROBE_N];
+    ASSERT_INT_EQ(kb_drift_figures(KB_BOUND_UNKNOWN, 1, figs), 2); /* pre-model baseline */
+    ASSERT_INT_EQ(figs[0], KB_PROBE_SCALE);
 }
 
 int main(void) {
     RUN_TEST(test_names_round_trip);
     RUN_TEST(test_bound_of);
     RUN_TEST(test_bound_unknown);
+    RUN_TEST(test_drift_near_ridge);
     RUN_TEST(test_best_per_figure);
     RUN_TEST(test_drift);
     return kb_test_summary();
