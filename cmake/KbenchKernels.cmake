@@ -462,6 +462,17 @@ function(kbench_add_kernel)
       message(FATAL_ERROR "kbench_add_kernel: argument ${keyword} is missing; usage: ${usage}")
     endif()
   endforeach()
+  # Without C in this directory the kernel's .c files are not compiled, and
+  # CMake would only say that the driver has no sources.
+  if(NOT CMAKE_C_COMPILER_LOADED)
+    message(FATAL_ERROR "kbench_add_kernel(NAME ${arg_NAME}): the kernel's sources are C, which "
+      "this project does not enable: project(<name> LANGUAGES C) or enable_language(C) first")
+  endif()
+  # TIMEOUT "" (an empty variable, quoted) is a value to cmake_parse_arguments
+  # but leaves arg_TIMEOUT unset: refused below like any bad timeout.
+  if(NOT DEFINED arg_TIMEOUT AND "TIMEOUT" IN_LIST ARGN)
+    set(arg_TIMEOUT "")
+  endif()
   _kb_constants()
   foreach(backend IN LISTS arg_BACKENDS)
     if(NOT backend IN_LIST KBENCH_KNOWN_BACKENDS)
@@ -511,6 +522,12 @@ function(_kb_add_kernel_folder dir expect_name only_backends labels timeout_over
   get_property(enabled GLOBAL PROPERTY KBENCH_ENABLED_BACKENDS)
   set(exe kbench-${name})
   if(mode STREQUAL "TESTS")
+    # kbench-calibrate is the driver of the calibration kernel a project
+    # without one of its own gets (_kb_add_missing_calibrations).
+    if(name STREQUAL "calibrate")
+      message(FATAL_ERROR "${manifest}: field 'name': 'calibrate' is reserved (kbench-calibrate "
+        "is the calibration kernel's driver); rename the kernel and its folder")
+    endif()
     get_property(previous GLOBAL PROPERTY KBENCH_KERNEL_MANIFEST_${name})
     if(previous)
       message(FATAL_ERROR "${manifest}: kernel '${name}' is already registered from "

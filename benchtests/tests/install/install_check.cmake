@@ -4,7 +4,7 @@
 # installed tree holds kbench's internal headers, when an installed file or a
 # consumer driver holds kbench's source path, when a test the consumer should
 # have is missing or fails, or when a result is not written in the consumer's
-# build tree.
+# build tree, and when a consumer without the C language is not told so.
 #
 #   cmake -DSOURCE=<kbench source> -DBUILD=<kbench build> -DWORK=<dir>
 #     -DGENERATOR=<generator> -DC_COMPILER=<cc> [-DBINARIES_HOLD_PATHS=ON]
@@ -70,4 +70,13 @@ endif()
 if(NOT BINARIES_HOLD_PATHS)
   expect_no_path("consumer drivers" "${SOURCE}" "${BUILD}" "${WORK}/consumer-build/bin")
 endif()
+
+# A consumer without the C language is told so by find_package.
+file(READ "${consumer}/CMakeLists.txt" text)
+string(REPLACE "LANGUAGES C)" "LANGUAGES CXX)" text "${text}")
+file(COPY "${consumer}/kernels" DESTINATION "${WORK}/consumer-cxx")
+file(WRITE "${WORK}/consumer-cxx/CMakeLists.txt" "${text}")
+configure_project("consumer without C" 1 "${WORK}/consumer-cxx" "${WORK}/consumer-cxx-build"
+  "-DCMAKE_PREFIX_PATH=${prefix}")
+expect_said("consumer without C" "kbench needs the C language in the calling project")
 message("kbench.e2e.install: passed")
