@@ -105,6 +105,18 @@ foreach(case "NAME|scale_shift|DIRECTORY|${example}|FROB|1=unknown argument 'FRO
   expect_said("wrapper: kbench_add_kernel(${args})" "${want}")
 endforeach()
 
+# The public C headers compile in a consumer that adds -Wpedantic -Werror to
+# its flags (kbench's sources then get them too, as a subproject).
+file(GLOB headers RELATIVE "${SOURCE}/benchtests/include" "${SOURCE}/benchtests/include/kb/*.h")
+list(FILTER headers EXCLUDE REGEX "^kb/gpu")
+set(includes "")
+foreach(header IN LISTS headers)
+  string(APPEND includes "#include \"${header}\"\n")
+endforeach()
+file(WRITE "${WORK}/pedantic.c" "${includes}")
+run_step("public headers with -Wpedantic" 0 "${C_COMPILER}" -std=c11 -Wall -Wextra -Wpedantic
+  -Werror -fsyntax-only "-I${SOURCE}/benchtests/include" "${WORK}/pedantic.c")
+
 # A project without C: kbench_add_kernel says so (CMake itself would only
 # say that the driver has no sources).
 file(READ "${wrapper}/CMakeLists.txt" text)
