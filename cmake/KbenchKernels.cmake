@@ -232,6 +232,17 @@ function(_kb_check_root_keys manifest json_var)
   endforeach()
 endfunction()
 
+# Fails naming `what` unless `label` is a plain label, in a manifest's
+# "labels" and in kbench_add_kernel's LABELS alike.
+function(_kb_check_label what label)
+  _kb_constants()
+  string(LENGTH "${label}" length)
+  if(NOT label MATCHES "${_KB_NAME_REGEX}" OR label MATCHES "[.][.]" OR length GREATER 63)
+    message(FATAL_ERROR "${what}: '${label}' is not a plain label "
+      "(1 to 63 letters, digits, '_', '.' and '-', not starting with '.' or '-', no '..')")
+  endif()
+endfunction()
+
 # Reads and checks what configure needs from a manifest, failing with the
 # manifest and the field named, and sets in the caller: name, backends,
 # precisions, extra_labels, timeout, has_full, has_calibration, libraries.
@@ -268,11 +279,7 @@ function(_kb_read_manifest manifest folder)
   if(NOT no_labels)
     _kb_json_strings(extra_labels "${manifest}" json labels ON)
     foreach(label IN LISTS extra_labels)
-      string(LENGTH "${label}" label_length)
-      if(NOT label MATCHES "${_KB_NAME_REGEX}" OR label MATCHES "[.][.]" OR label_length GREATER 63)
-        message(FATAL_ERROR "${manifest}: field 'labels': '${label}' is not a plain label "
-          "(1 to 63 letters, digits, '_', '.' and '-', not starting with '.' or '-', no '..')")
-      endif()
+      _kb_check_label("${manifest}: field 'labels'" "${label}")
     endforeach()
   endif()
   set(timeout ${KBENCH_DEFAULT_TEST_TIMEOUT})
@@ -481,10 +488,7 @@ function(kbench_add_kernel)
     endif()
   endforeach()
   foreach(label IN LISTS arg_LABELS)
-    if(NOT label MATCHES "${_KB_NAME_REGEX}" OR label MATCHES "[.][.]")
-      message(FATAL_ERROR "kbench_add_kernel(NAME ${arg_NAME}): argument LABELS: '${label}' is "
-        "not a plain label (letters, digits, '_', '.' and '-', not starting with '.' or '-')")
-    endif()
+    _kb_check_label("kbench_add_kernel(NAME ${arg_NAME}): argument LABELS" "${label}")
   endforeach()
   if(DEFINED arg_TIMEOUT)
     _kb_check_timeout("kbench_add_kernel(NAME ${arg_NAME}): argument TIMEOUT" "${arg_TIMEOUT}")

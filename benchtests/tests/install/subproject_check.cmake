@@ -84,6 +84,8 @@ endif()
 # kernels2/fresh, so that no name clash fires first.
 file(COPY "${WORK}/kernels/fresh" DESTINATION "${WORK}/kernels2")
 set(fresh2 "${WORK}/kernels2/fresh")
+# A label of 64 characters, one more than a manifest's labels may have.
+string(REPEAT "l" 64 long_label)
 # A kernel named calibrate: its driver would be the calibration kernel's.
 file(READ "${fresh2}/kernel.json" manifest)
 string(REPLACE "\"fresh\"" "\"calibrate\"" manifest "${manifest}")
@@ -96,6 +98,7 @@ foreach(case "NAME|scale_shift|DIRECTORY|${example}|FROB|1=unknown argument 'FRO
     "NAME|other|DIRECTORY|${fresh2}=but kbench_add_kernel was given NAME other"
     "NAME|fresh|DIRECTORY|${fresh2}|BACKENDS|tpu=argument BACKENDS: unknown backend 'tpu'"
     "NAME|calibrate|DIRECTORY|${WORK}/kernels2/calibrate=field 'name': 'calibrate' is reserved"
+    "NAME|fresh|DIRECTORY|${fresh2}|LABELS|${long_label}=argument LABELS: '${long_label}' is not a plain label"
     "NAME|fresh|DIRECTORY|${fresh2}=kernel 'fresh' is already registered from ${WORK}/kernels/fresh/kernel.json")
   string(REGEX REPLACE "=[^=]*$" "" args "${case}")
   string(REGEX REPLACE "^[^=]*=" "" want "${case}")
