@@ -21,6 +21,13 @@ foreach(file kernel.json fresh.c reference.c fresh.cu)
 endforeach()
 run_step("scaffold: existing folder" 1 "${CMAKE_COMMAND}" -P "${scaffold}" fresh "${WORK}/kernels")
 expect_said("scaffold: existing folder" "${WORK}/kernels/fresh already exists")
+# An empty NAME must not make DIR the name (run_step's list would drop it).
+execute_process(COMMAND "${CMAKE_COMMAND}" -P "${scaffold}" "" "${WORK}/kernels/empty"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE step_output ERROR_VARIABLE step_output)
+expect_said("scaffold: empty name (exit ${rc})" "an argument is empty")
+if(rc EQUAL 0 OR EXISTS "${WORK}/kernels/empty")
+  message(FATAL_ERROR "scaffold: an empty name was taken (exit ${rc})")
+endif()
 # Names the scaffold's code could not build with: kb_ is the harness's prefix
 # (a kernel "kb" would define kb_layout), kbench-calibrate a driver of kbench's.
 foreach(name 9lives kb kb_x calibrate)
