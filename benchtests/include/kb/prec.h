@@ -55,15 +55,16 @@ KB_HD static inline uint16_t kb_f32_to_bf16(float f) {
 }
 
 #if defined(__FLT16_MAX__) && !defined(KB_NO_FLOAT16)
-/* The compiler has _Float16 (with F16C this is one instruction). */
+/* The compiler has _Float16 (with F16C this is one instruction). It is an
+ * ISO C extension: __extension__ keeps a consumer's -Wpedantic quiet. */
 static inline float kb_f16_to_f32(uint16_t h) {
-    _Float16 v;
+    __extension__ _Float16 v;
     memcpy(&v, &h, sizeof v);
     return (float)v;
 }
 
 static inline uint16_t kb_f32_to_f16(float f) {
-    _Float16 v = (_Float16)f;
+    __extension__ _Float16 v = (_Float16)f;
     uint16_t h;
     memcpy(&h, &v, sizeof h);
     return h;

@@ -4,7 +4,8 @@
 # installed tree holds kbench's internal headers, when an installed file or a
 # consumer driver holds kbench's source path, when a test the consumer should
 # have is missing or fails, or when a result is not written in the consumer's
-# build tree.
+# build tree, when a multi-config build does not record each configuration,
+# and when a consumer without the C language is not told so.
 #
 #   cmake -DSOURCE=<kbench source> -DBUILD=<kbench build> -DWORK=<dir>
 #     -DGENERATOR=<generator> -DC_COMPILER=<cc> [-DBINARIES_HOLD_PATHS=ON]
@@ -70,4 +71,36 @@ endif()
 if(NOT BINARIES_HOLD_PATHS)
   expect_no_path("consumer drivers" "${SOURCE}" "${BUILD}" "${WORK}/consumer-build/bin")
 endif()
+
+# With a multi-config generator each configuration's drivers record their own
+# build type (and flags): one build information file per configuration.
+find_program(ninja ninja)
+if(ninja)
+  file(REMOVE_RECURSE "${WORK}/consumer-multi")
+  run_step("consumer: Ninja Multi-Config" 0 "${CMAKE_COMMAND}" -S "${consumer}"
+    -B "${WORK}/consumer-multi" -G "Ninja Multi-Config" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+    "-DCMAKE_PREFIX_PATH=${prefix}" ${CONSUMER_ARGS})
+  foreach(config Debug Release)
+    set(info "${WORK}/consumer-multi/kbench-scale_shift-host-build-${config}.c")
+    if(NOT EXISTS "${info}")
+      message(FATAL_ERROR "consumer: Ninja Multi-Config: no build information ${info}")
+    endif()
+    file(READ "${info}" text)
+    string(FIND "${text}" ".build_type = \"${config}\"" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "consumer: ${info} does not record build type ${config}")
+    endif()
+  endforeach()
+else()
+  message("note: ninja not found: the build information of a multi-config build is not checked")
+endif()
+
+# A consumer without the C language is told so by find_package.
+file(READ "${consumer}/CMakeLists.txt" text)
+string(REPLACE "LANGUAGES C)" "LANGUAGES CXX)" text "${text}")
+file(COPY "${consumer}/kernels" DESTINATION "${WORK}/consumer-cxx")
+file(WRITE "${WORK}/consumer-cxx/CMakeLists.txt" "${text}")
+configure_project("consumer without C" 1 "${WORK}/consumer-cxx" "${WORK}/consumer-cxx-build"
+  "-DCMAKE_PREFIX_PATH=${prefix}")
+expect_said("consumer without C" "kbench needs the C language in the calling project")
 message("kbench.e2e.install: passed")

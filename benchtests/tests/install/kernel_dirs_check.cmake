@@ -1,6 +1,7 @@
 # kbench.e2e.kernel_dirs: KBENCH_KERNEL_DIRS on kbench itself. The example's
 # kernels directory adds scale_shift.cpu.<precision> beside kbench's own
-# tests; a missing directory, one without kernel folders, a kernel whose
+# tests (given relative to kbench's source tree, and checked by the schema
+# lint); a missing directory, one without kernel folders, a kernel whose
 # name clashes with one of kbench's and a manifest with an unknown top-level
 # key each fail configure naming the path (and the key). Configure only, CPU
 # only.
@@ -12,14 +13,25 @@ include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 file(REMOVE_RECURSE "${WORK}")
 set(bin "${WORK}/build")
 set(example "${SOURCE}/examples/consumer/kernels")
-configure_project("KBENCH_KERNEL_DIRS=examples" 0 "${SOURCE}" "${bin}" -DKBENCH_BACKENDS=cpu
-  "-DKBENCH_KERNEL_DIRS=${example}")
+# A relative directory is taken from kbench's source tree: the example's
+# kernel copied to ${WORK}/external and named from there.
+file(COPY "${example}/scale_shift" DESTINATION "${WORK}/external")
+file(RELATIVE_PATH relative "${SOURCE}" "${WORK}/external")
+configure_project("KBENCH_KERNEL_DIRS=${relative}" 0 "${SOURCE}" "${bin}" -DKBENCH_BACKENDS=cpu
+  "-DKBENCH_KERNEL_DIRS=${relative}")
 expect_tests("KBENCH_KERNEL_DIRS" "${bin}" scale_shift.cpu.fp64 scale_shift.cpu.fp32
   scale_shift.cpu.fp16 scale_shift.cpu.bf16 swish.cpu.fp32 kbench.calibrate.cpu)
 # Labelled like kbench's own: backend, precision, kernel name, perf.
 run_step("KBENCH_KERNEL_DIRS: labels" 0 ctest --test-dir "${bin}" -N -L "^scale_shift$" -L "^perf$"
   -L "^cpu$" -L "^bf16$")
 expect_text("KBENCH_KERNEL_DIRS: labels" "scale_shift.cpu.bf16\n")
+# The schema lint validates the manifests found there too.
+run_step("KBENCH_KERNEL_DIRS: schema lint" 0 ctest --test-dir "${bin}" -N -V -R "^kbench[.]lint[.]schema$")
+string(FIND "${step_output}" "${WORK}/external/scale_shift/kernel.json" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "KBENCH_KERNEL_DIRS=${relative}: kbench.lint.schema does not check "
+    "${WORK}/external/scale_shift/kernel.json")
+endif()
 
 # The bad directories, each configured over the same build tree (its
 # compiler checks cached).

@@ -3,8 +3,9 @@
 # kernel made by kbench-new-kernel registered with kbench_add_kernel: their
 # drivers build (only theirs), their tests are those kbench registers for its
 # own kernels and pass, with results in the wrapper's build tree. Also checks
-# that kbench-new-kernel refuses a bad name and an existing folder, and
-# kbench_add_kernel a wrong or missing argument. CPU only, to keep it short.
+# that kbench-new-kernel refuses a bad or reserved name and an existing
+# folder, kbench_add_kernel a wrong or missing argument or a reserved name,
+# and a wrapper without the C language. CPU only, to keep it short.
 #
 #   cmake -DSOURCE=... -DBUILD=... -DWORK=... -DGENERATOR=... -DC_COMPILER=...
 #     -P subproject_check.cmake
@@ -20,11 +21,23 @@ foreach(file kernel.json fresh.c reference.c fresh.cu)
 endforeach()
 run_step("scaffold: existing folder" 1 "${CMAKE_COMMAND}" -P "${scaffold}" fresh "${WORK}/kernels")
 expect_said("scaffold: existing folder" "${WORK}/kernels/fresh already exists")
-run_step("scaffold: bad name" 1 "${CMAKE_COMMAND}" -P "${scaffold}" 9lives "${WORK}/kernels")
-expect_said("scaffold: bad name" "'9lives' is not a plain identifier")
-if(EXISTS "${WORK}/kernels/9lives")
-  message(FATAL_ERROR "scaffold: a folder was written for a refused name")
+# An empty NAME must not make DIR the name (run_step's list would drop it).
+execute_process(COMMAND "${CMAKE_COMMAND}" -P "${scaffold}" "" "${WORK}/kernels/empty"
+  RESULT_VARIABLE rc OUTPUT_VARIABLE step_output ERROR_VARIABLE step_output)
+expect_said("scaffold: empty name (exit ${rc})" "an argument is empty")
+if(rc EQUAL 0 OR EXISTS "${WORK}/kernels/empty")
+  message(FATAL_ERROR "scaffold: an empty name was taken (exit ${rc})")
 endif()
+# Names the scaffold's code could not build with: kb_ is the harness's prefix
+# (a kernel "kb" would define kb_layout), kbench-calibrate a driver of kbench's.
+foreach(name 9lives kb kb_x calibrate)
+  run_step("scaffold: bad name ${name}" 1 "${CMAKE_COMMAND}" -P "${scaffold}" ${name}
+    "${WORK}/kernels")
+  expect_said("scaffold: bad name ${name}" "'${name}' is ")
+  if(EXISTS "${WORK}/kernels/${name}")
+    message(FATAL_ERROR "scaffold: a folder was written for the refused name ${name}")
+  endif()
+endforeach()
 
 # The wrapper: kbench as a subproject, then the kernels. EXTRA, if given, is
 # one more kbench_add_kernel call, its arguments separated by '|' (the
@@ -78,6 +91,12 @@ endif()
 # kernels2/fresh, so that no name clash fires first.
 file(COPY "${WORK}/kernels/fresh" DESTINATION "${WORK}/kernels2")
 set(fresh2 "${WORK}/kernels2/fresh")
+# A label of 64 characters, one more than a manifest's labels may have.
+string(REPEAT "l" 64 long_label)
+# A kernel named calibrate: its driver would be the calibration kernel's.
+file(READ "${fresh2}/kernel.json" manifest)
+string(REPLACE "\"fresh\"" "\"calibrate\"" manifest "${manifest}")
+file(WRITE "${WORK}/kernels2/calibrate/kernel.json" "${manifest}")
 set(example "${SOURCE}/examples/consumer/kernels/scale_shift")
 foreach(case "NAME|scale_shift|DIRECTORY|${example}|FROB|1=unknown argument 'FROB'"
     "DIRECTORY|${fresh2}=argument NAME is missing"
@@ -85,6 +104,8 @@ foreach(case "NAME|scale_shift|DIRECTORY|${example}|FROB|1=unknown argument 'FRO
     "NAME|fresh|DIRECTORY|${fresh2}|TIMEOUT|0=argument TIMEOUT: expected whole seconds"
     "NAME|other|DIRECTORY|${fresh2}=but kbench_add_kernel was given NAME other"
     "NAME|fresh|DIRECTORY|${fresh2}|BACKENDS|tpu=argument BACKENDS: unknown backend 'tpu'"
+    "NAME|calibrate|DIRECTORY|${WORK}/kernels2/calibrate=field 'name': 'calibrate' is reserved"
+    "NAME|fresh|DIRECTORY|${fresh2}|LABELS|${long_label}=argument LABELS: '${long_label}' is not a plain label"
     "NAME|fresh|DIRECTORY|${fresh2}=kernel 'fresh' is already registered from ${WORK}/kernels/fresh/kernel.json")
   string(REGEX REPLACE "=[^=]*$" "" args "${case}")
   string(REGEX REPLACE "^[^=]*=" "" want "${case}")
@@ -93,4 +114,25 @@ foreach(case "NAME|scale_shift|DIRECTORY|${example}|FROB|1=unknown argument 'FRO
     "-DEXTRA=${args}")
   expect_said("wrapper: kbench_add_kernel(${args})" "${want}")
 endforeach()
+
+# The public C headers compile in a consumer that adds -Wpedantic -Werror to
+# its flags (kbench's sources then get them too, as a subproject).
+file(GLOB headers RELATIVE "${SOURCE}/benchtests/include" "${SOURCE}/benchtests/include/kb/*.h")
+list(FILTER headers EXCLUDE REGEX "^kb/gpu")
+set(includes "")
+foreach(header IN LISTS headers)
+  string(APPEND includes "#include \"${header}\"\n")
+endforeach()
+file(WRITE "${WORK}/pedantic.c" "${includes}")
+run_step("public headers with -Wpedantic" 0 "${C_COMPILER}" -std=c11 -Wall -Wextra -Wpedantic
+  -Werror -fsyntax-only "-I${SOURCE}/benchtests/include" "${WORK}/pedantic.c")
+
+# A project without C: kbench_add_kernel says so (CMake itself would only
+# say that the driver has no sources).
+file(READ "${wrapper}/CMakeLists.txt" text)
+string(REPLACE "LANGUAGES C)" "LANGUAGES CXX)" text "${text}")
+file(WRITE "${WORK}/wrapper-cxx/CMakeLists.txt" "${text}")
+configure_project("wrapper without C" 1 "${WORK}/wrapper-cxx" "${WORK}/wrapper-cxx-build"
+  -DKBENCH_BACKENDS=cpu)
+expect_said("wrapper without C" "the kernel's sources are C, which this project does not enable")
 message("kbench.e2e.subproject: passed")
