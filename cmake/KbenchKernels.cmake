@@ -263,9 +263,12 @@ function(_kb_read_manifest manifest folder)
   _kb_check_root_keys("${manifest}" json)
   _kb_json(name_type "${manifest}" json TYPE name)
   _kb_json(name "${manifest}" json GET name)
-  if(NOT name_type STREQUAL "STRING" OR NOT name MATCHES "${_KB_IDENTIFIER_REGEX}")
+  string(LENGTH "${name}" name_length)
+  if(NOT name_type STREQUAL "STRING" OR NOT name MATCHES "${_KB_IDENTIFIER_REGEX}"
+      OR name_length GREATER 63)
     message(FATAL_ERROR "${manifest}: field 'name': '${name}' is not a plain identifier "
-      "(letters, digits and '_'): it names the driver, the tests and the baseline file")
+      "(1 to 63 letters, digits and '_', as the driver reads it): it names the driver, the "
+      "tests and the baseline file")
   endif()
   if(NOT name STREQUAL folder)
     message(FATAL_ERROR "${manifest}: field 'name': '${name}' differs from its folder '${folder}'")

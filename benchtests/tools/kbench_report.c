@@ -59,6 +59,23 @@ static int parse_format(args *a) {
     return 0;
 }
 
+/* Why argv[i] was not taken: an option whose value is missing, one given
+ * twice, or an argument nothing expects. */
+static int refuse(const char *s, int last) {
+    static const char *const options[] = {"--out", "--format", "--gbench-aggregates-only"};
+    for (size_t k = 0; k < sizeof options / sizeof *options; ++k) {
+        const size_t n = strlen(options[k]);
+        if (strncmp(s, options[k], n) != 0 || (s[n] != '\0' && s[n] != '=')) continue;
+        fprintf(stderr, "kbench-report: %s %s\n", options[k],
+                k == 2                 ? "is given twice"
+                : s[n] == '\0' && last ? "needs a value"
+                                       : "is given twice, or with an empty value");
+        return -1;
+    }
+    if (s[0] != '-') return bad_args("a second RESULTS_DIR: '", s);
+    return bad_args("unexpected argument '", s);
+}
+
 static int parse(int argc, char **argv, args *a) {
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; ++i) {
@@ -78,7 +95,7 @@ static int parse(int argc, char **argv, args *a) {
         else if (s[0] != '-' && !a->results)
             a->results = s;
         else
-            return bad_args("unexpected argument '", s);
+            return refuse(s, i + 1 == argc);
     }
     if (a->help) return 0;
     if (!a->results) return bad_args("no RESULTS_DIR", NULL);

@@ -29,8 +29,10 @@ if(rc EQUAL 0 OR EXISTS "${WORK}/kernels/empty")
   message(FATAL_ERROR "scaffold: an empty name was taken (exit ${rc})")
 endif()
 # Names the scaffold's code could not build with: kb_ is the harness's prefix
-# (a kernel "kb" would define kb_layout), kbench-calibrate a driver of kbench's.
-foreach(name 9lives kb kb_x calibrate)
+# (a kernel "kb" would define kb_layout), kbench-calibrate a driver of kbench's;
+# and a name longer than the driver reads (63 characters).
+string(REPEAT "k" 64 too_long)
+foreach(name 9lives kb kb_x calibrate ${too_long})
   run_step("scaffold: bad name ${name}" 1 "${CMAKE_COMMAND}" -P "${scaffold}" ${name}
     "${WORK}/kernels")
   expect_said("scaffold: bad name ${name}" "'${name}' is ")
