@@ -26,6 +26,9 @@ function(kbench_install)
   # kbench.calibrate.<backend> fixture (KbenchKernels.cmake).
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/kernels/bandwidth"
     DESTINATION "${CMAKE_INSTALL_DATADIR}/kbench/calibration")
+  # The manifest format, for a consumer's own checks (check-jsonschema).
+  install(FILES "${PROJECT_SOURCE_DIR}/benchtests/schema/kernel.schema.json"
+    DESTINATION "${CMAKE_INSTALL_DATADIR}/kbench")
   # The scaffold: an executable CMake script (cmake -P works too).
   install(PROGRAMS "${PROJECT_SOURCE_DIR}/cmake/kbench-new-kernel"
     DESTINATION "${CMAKE_INSTALL_BINDIR}")
