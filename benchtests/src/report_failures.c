@@ -30,20 +30,17 @@ static void print_rounds(FILE *f, const kb_case_result *r) {
     for (int k = 0; k < KB_PROBE_N; ++k) print_probe(f, r, (kb_probe_kind)k);
     const kb_baseline_entry *b = &r->base;
     kb_probe_kind figs[KB_PROBE_N];
-    if (kb_near_ridge(b->intensity, b->balance) &&
-        kb_drift_figures(b->bound, 1, figs) == KB_PROBE_N)
+    if (kb_drift_figures(b->bound, kb_near_ridge(b->intensity, b->balance), figs) == KB_PROBE_N)
         fprintf(f,
                 "  machine:    the case is near the ridge (recorded: %s, %.3g flop/byte against a "
                 "balance of %.3g), so every figure counts: ",
                 kb_bound_name(b->bound), b->intensity, b->balance);
-    else {
-        kb_drift_figures(b->bound, 0, figs);
+    else
         fprintf(f,
                 "  machine:    the case is %s-bound (recorded: %s), so the %s and %s figures "
                 "count: ",
                 b->bound == KB_BOUND_COMPUTE ? "compute" : "memory", kb_bound_name(b->bound),
                 kb_probe_name(figs[0]), kb_probe_name(figs[1]));
-    }
     if (r->lat.drift_probe == KB_PROBE_N)
         fprintf(f, "none was measured on both sides\n");
     else

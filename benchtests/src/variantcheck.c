@@ -51,27 +51,30 @@ static int has_variant(const kb_manifest *m, const kb_impl *const *impls, int n,
 int kb_check_variants(const kb_manifest *m, const char *backend, const kb_impl *const *impls,
                       int n_impls, kb_err *err) {
     if (m->n_variants == 0) return 0; /* nothing to override, nothing to lose */
-    char have[512], names[512];
-    implemented(m, impls, n_impls, have, sizeof have);
-    listed(m, names, sizeof names);
+    char have[512], names[512];       /* for the messages only */
     /* An implementation without an entry runs with the kernel's counts and
      * no comparison: the entry meant for it is misspelt or missing. */
     for (int i = 0; i < n_impls; ++i)
         if (kb_manifest_has_backend(m, impls[i]->backend) &&
-            !kb_manifest_variant(m, impls[i]->variant))
+            !kb_manifest_variant(m, impls[i]->variant)) {
+            implemented(m, impls, n_impls, have, sizeof have);
+            listed(m, names, sizeof names);
             return kb_fail(err,
                            "%s: field 'variants.%s': missing: the %s implementation has this "
                            "variant, and 'variants' names every variant when given "
                            "(implemented: %s; listed: %s; a misspelt name?)",
                            m->path, impls[i]->variant, impls[i]->backend, have, names);
+        }
     /* An entry no implementation has: certain only when every declared
      * backend's implementations are here to ask. */
     if (!all_backends_linked(m, backend, impls, n_impls)) return 0;
     for (int v = 0; v < m->n_variants; ++v)
-        if (!has_variant(m, impls, n_impls, m->variants[v].name))
+        if (!has_variant(m, impls, n_impls, m->variants[v].name)) {
+            implemented(m, impls, n_impls, have, sizeof have);
             return kb_fail(err,
                            "%s: field 'variants.%s': no implementation has this variant "
                            "(implemented: %s; a misspelt name?)",
                            m->path, m->variants[v].name, have);
+        }
     return 0;
 }
