@@ -10,6 +10,23 @@
 #include <cjson/cJSON.h>
 #include <stddef.h>
 
+/* One level of the memory hierarchy a kernel's data can live in: the
+ * roofline (docs/roofline.md) takes a case's bandwidth roof from the
+ * smallest level its working set fits in. */
+typedef struct kb_mem_level {
+    char name[16];   /* "L1", "L2", "L3", "DRAM" on the CPU; "L2", "device" on GPUs */
+    double capacity; /* bytes of it one kernel can use (one core's share on the CPU);
+                        0: the last level, memory, which holds everything */
+} kb_mem_level;
+
+#define KB_MAX_MEM_LEVELS 6
+
+/* The units kb_backend.peak_compute can time. */
+typedef enum kb_compute_unit {
+    KB_UNIT_FMA,    /* vector/SIMT fused multiply-add pipes */
+    KB_UNIT_MATRIX, /* matrix units (tensor cores), through the vendor's GEMM */
+} kb_compute_unit;
+
 typedef struct kb_backend {
     const char *name;
     /* 0 when usable; otherwise fills `why` (one line) and the test skips. */
@@ -37,6 +54,23 @@ typedef struct kb_backend {
      * multiply-adds (chain 0) or one dependent chain of them (chain 1): the
      * compute side of the machine model (machine.h). May be NULL. */
     int (*time_core)(int chain, long steps, double *ms);
+    /* The memory hierarchy, smallest level first and memory (capacity 0)
+     * last; returns how many levels were written (<= max), 0 when unknown.
+     * The calibration times time_stream over working sets inside each level
+     * (calibration.h). May be NULL: unknown. */
+    int (*memory_levels)(kb_mem_level *levels, int max);
+    /* Times a multiply-add throughput loop of `unit` in precision `p`: its
+     * attainable GFLOP/s into *gflops and one line on how it was measured
+     * (instruction set, width, loop) into `how`. Returns 0; 1 when there is
+     * no such figure for p (`how` says why: no matrix unit, no native fp16
+     * arithmetic); -1 on a failure (err). May be NULL: no compute roof. */
+    int (*peak_compute)(kb_prec p, kb_compute_unit unit, double *gflops, char *how, size_t how_size,
+                        kb_err *err);
+    /* Profiler ranges (NVTX on CUDA, ROCTX on HIP): the runner pushes one
+     * around each case and each timed round. Cost nothing without a tool
+     * attached. May be NULL. */
+    void (*range_push)(const char *name);
+    void (*range_pop)(void);
     /* GPU backends: the stream implementations launch on (kb_args.stream). */
     void *(*stream)(void);
     /* Cold-cache mode: evicts the kernel's data from the caches (writes a
