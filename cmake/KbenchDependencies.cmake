@@ -1,4 +1,6 @@
 # Third-party dependencies, all from the distribution via find_package.
+# oneDNN is looked for only when a kernel's manifest lists "onednn"
+# (_kb_import_onednn in KbenchImports.cmake, for consumers too).
 
 find_package(cJSON CONFIG QUIET)
 if(NOT cJSON_FOUND)

@@ -18,3 +18,28 @@ macro(_kb_import_dependencies)
     target_link_libraries(kb::openblas INTERFACE ${OpenBLAS_LIBRARIES})
   endif()
 endmacro()
+
+# kb::onednn: oneDNN (CMake package 'dnnl', target DNNL::dnnl) and the
+# OpenMP runtime it is built on, for the CPU side of a kernel whose manifest
+# lists "onednn". Looked for only then, in kbench's build and in a
+# consumer's alike: a project without such a kernel does not need it. The
+# kernels link OpenMP themselves to run oneDNN on one thread
+# (omp_set_num_threads, kb/onednn.h): Debian's oneDNN uses OpenMP.
+function(_kb_import_onednn)
+  if(TARGET kb::onednn)
+    return()
+  endif()
+  find_package(dnnl CONFIG QUIET)
+  if(NOT dnnl_FOUND OR NOT TARGET DNNL::dnnl)
+    message(FATAL_ERROR "a kernel lists the library 'onednn' (its \"libraries\"), which needs "
+      "oneDNN (CMake package 'dnnl', target DNNL::dnnl). On Debian/Ubuntu: "
+      "apt-get install libdnnl-dev")
+  endif()
+  find_package(OpenMP QUIET COMPONENTS C)
+  if(NOT OpenMP_C_FOUND)
+    message(FATAL_ERROR "oneDNN was found at ${dnnl_DIR}, but not OpenMP for C, which kbench "
+      "needs to run it on one thread (Debian's oneDNN is built on GCC's OpenMP, libgomp)")
+  endif()
+  add_library(kb::onednn INTERFACE IMPORTED)
+  target_link_libraries(kb::onednn INTERFACE DNNL::dnnl OpenMP::OpenMP_C)
+endfunction()

@@ -18,8 +18,9 @@ macro(_kb_constants)
   # Libraries a manifest may ask for ("libraries": [...]): each is linked into
   # the drivers of the backend it serves and announced to the sources as
   # KB_HAVE_<NAME>. There is no hipBLAS: Debian does not package it, so HIP
-  # kernels have their hand-written variants only.
-  set(KBENCH_KNOWN_LIBRARIES openblas cublas)
+  # kernels have their hand-written variants only. onednn (CPU) is looked
+  # for only when a manifest lists it (_kb_import_onednn, KbenchImports.cmake).
+  set(KBENCH_KNOWN_LIBRARIES openblas onednn cublas)
   # The top-level keys of a manifest; any key ending in "_note" is free text.
   # The driver's reader has the same list (root_keys in
   # benchtests/src/manifest.c): change both together.
@@ -196,13 +197,21 @@ function(_kb_json_check_depth manifest json_var)
 endfunction()
 
 # The targets and KB_HAVE_<NAME> definitions of the manifest's libraries
-# that serve `backend`: openblas the CPU side, cublas the CUDA driver.
+# that serve `backend`: openblas and onednn the CPU side, cublas the CUDA
+# driver.
 function(_kb_backend_libraries targets_out defines_out libraries backend)
   set(targets "")
   set(defines "")
-  if(backend STREQUAL "cpu" AND "openblas" IN_LIST libraries)
-    list(APPEND targets kb::openblas)
-    list(APPEND defines KB_HAVE_OPENBLAS)
+  if(backend STREQUAL "cpu")
+    if("openblas" IN_LIST libraries)
+      list(APPEND targets kb::openblas)
+      list(APPEND defines KB_HAVE_OPENBLAS)
+    endif()
+    if("onednn" IN_LIST libraries)
+      _kb_import_onednn()
+      list(APPEND targets kb::onednn)
+      list(APPEND defines KB_HAVE_ONEDNN)
+    endif()
   elseif(backend STREQUAL "cuda" AND "cublas" IN_LIST libraries)
     list(APPEND targets CUDA::cublas)
     list(APPEND defines KB_HAVE_CUBLAS)

@@ -4,6 +4,8 @@
 #include "backend.h"
 #include "kb/kernel.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAX_BACKENDS 4
@@ -19,6 +21,18 @@ int kb_register_impl(const char *backend, const char *variant, kb_impl_fn fn) {
     if (n_impls == KB_MAX_IMPLS) return -1;
     impls[n_impls++] = (kb_impl){backend, variant, fn};
     return 0;
+}
+
+/* Runs before main(), where no error can be returned: a registration that
+ * does not fit stops the driver instead of dropping the implementation. */
+void kb__register_or_exit(const char *backend, const char *variant, kb_impl_fn fn,
+                          const char *name) {
+    if (kb_register_impl(backend, variant, fn) == 0) return;
+    fprintf(stderr,
+            "kbench: cannot register %s implementation '%s' (%s): the driver already has %d "
+            "registered implementations (KB_MAX_IMPLS)\n",
+            backend, variant, name, KB_MAX_IMPLS);
+    exit(2);
 }
 
 const kb_impl *kb_registered_impl(int i) {

@@ -135,6 +135,21 @@ int kb_register_impl(const char *backend, const char *variant, kb_impl_fn fn);
 /* The i-th implementation registered so, or NULL past the last. */
 const kb_impl *kb_registered_impl(int i);
 
+/* Registers fn as the kernel's `backend` implementation named `variant` from
+ * a C file of the kernel folder other than the one with KB_REGISTER_KERNEL
+ * (a library variant in a file of its own, say), when the driver loads, as
+ * KB_GPU_REGISTER_IMPL does for a GPU source. fn must be a plain identifier
+ * (it names the registering function). A driver with more than
+ * KB_MAX_IMPLS such registrations stops before main() with a message. */
+#define KB_REGISTER_IMPL(backend, variant, fn)                                                     \
+    __attribute__((constructor)) static void kb__register_##fn(void) {                             \
+        kb__register_or_exit((backend), (variant), (fn), #fn);                                     \
+    }
+
+/* KB_REGISTER_IMPL's body: kb_register_impl, or a message and exit(2). */
+void kb__register_or_exit(const char *backend, const char *variant, kb_impl_fn fn,
+                          const char *name);
+
 #ifdef __cplusplus
 }
 #endif
