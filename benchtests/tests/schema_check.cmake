@@ -97,7 +97,8 @@ _kb_accepted(unchanged SET name "\"${base_name}\"")
 _kb_accepted(note-top SET counts_note "\"free text\"")
 _kb_accepted(note-case SET cases 0 why_note "[1, 2]")
 _kb_accepted(note-tolerance SET tolerance fp32 how_note "\"measured\"")
-_kb_accepted(note-variant SET variants "{\"default\": {\"bytes_note\": \"x\"}}")
+_kb_accepted(note-variant SET variants
+  "{\"default\": {\"bytes_note\": \"x\"}, \"vendor\": {}}")
 
 _kb_refused(unknown-key "calibraton" SET calibraton "[\"n\"]")
 _kb_refused(misspelt-precision "fp3" SET precisions 0 "\"fp3\"")
