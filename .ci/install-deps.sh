@@ -6,7 +6,7 @@
 #
 #   .ci/install-deps.sh [GROUP...]      no group: every group
 #
-#   build        compiler, CMake, cJSON, OpenBLAS
+#   build        compiler, CMake, cJSON, OpenBLAS, oneDNN (the vendor variants)
 #   hip          Debian's HIP toolchain (the hip backend is then built)
 #   hip-runtime  rocm-smi, which lists AMD GPUs for the resource spec
 #   test         what the project's tests use beyond the build: clang-format,
@@ -40,9 +40,12 @@ die() {
   exit 1
 }
 
+# libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake package
+# requires OpenCL (find_package(OpenCL REQUIRED)): installed without
+# recommends, oneDNN would not be found.
 packages_of() {
   case "$1" in
-  build) echo cmake make gcc g++ libc6-dev git libcjson-dev libopenblas-dev ;;
+  build) echo cmake make gcc g++ libc6-dev git libcjson-dev libopenblas-dev libdnnl-dev ocl-icd-opencl-dev ;;
   hip) echo hipcc libamdhip64-dev rocm-device-libs ;;
   hip-runtime) echo rocm-smi ;;
   test) echo clang-format shellcheck libxml2-utils python3 python3-venv libbenchmark-tools python3-scipy ;;

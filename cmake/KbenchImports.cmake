@@ -29,11 +29,16 @@ function(_kb_import_onednn)
   if(TARGET kb::onednn)
     return()
   endif()
-  find_package(dnnl CONFIG QUIET)
-  if(NOT dnnl_FOUND OR NOT TARGET DNNL::dnnl)
+  # Debian's oneDNN package requires OpenCL (its GPU runtime) and would stop
+  # configure with its own message: look first, to say what to install.
+  find_package(OpenCL QUIET)
+  if(OpenCL_FOUND)
+    find_package(dnnl CONFIG QUIET)
+  endif()
+  if(NOT OpenCL_FOUND OR NOT dnnl_FOUND OR NOT TARGET DNNL::dnnl)
     message(FATAL_ERROR "a kernel lists the library 'onednn' (its \"libraries\"), which needs "
       "oneDNN (CMake package 'dnnl', target DNNL::dnnl). On Debian/Ubuntu: "
-      "apt-get install libdnnl-dev")
+      "apt-get install libdnnl-dev ocl-icd-opencl-dev (oneDNN's package needs OpenCL)")
   endif()
   find_package(OpenMP QUIET COMPONENTS C)
   if(NOT OpenMP_C_FOUND)
