@@ -12,7 +12,7 @@
 #define MAX_FLOPS 9.2e18
 
 static const char *const known_backends[] = {"cpu", "cuda", "hip", NULL};
-static const char *const known_libraries[] = {"openblas", "cublas", NULL};
+static const char *const known_libraries[] = {"openblas", "cublas", "cudnn", NULL};
 static const char *const root_keys[] = {"name",      "description", "backends", "precisions",
                                         "tolerance", "flops",       "bytes",    "cases",
                                         "sweep",     "full",        "variants", "libraries",
