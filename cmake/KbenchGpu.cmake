@@ -233,3 +233,54 @@ function(kbench_add_hip_driver name exe host gpu_source)
     BUILD_RPATH "$<TARGET_FILE_DIR:hip::amdhip64>"
     INSTALL_RPATH "$<TARGET_FILE_DIR:hip::amdhip64>")
 endfunction()
+
+# The device code of kbench's GPU backend `backend` (cuda or hip): the
+# compute roofs (benchtests/src/gpu_roofs.cu, docs/gpu.md "GPU roofs"), a
+# static library kb_gpu_roofs_<backend> that the backend objects
+# kb_backend_<backend> link. nvcc compiles it as CUDA; for HIP, hipcc
+# compiles it through a custom command as the kernels' GPU sources are (a
+# static library, not the backend's object library, because an object
+# library cannot hold a prebuilt object). For kbench's own build only: the
+# installed package carries the library.
+# The library is installed, so the source tree's path must not end up in it:
+# __FILE__ in kb/gpu.h's launch check is mapped to a relative path.
+function(kbench_add_gpu_backend_device_code backend source)
+  set(lib kb_gpu_roofs_${backend})
+  get_filename_component(src_dir "${source}" DIRECTORY)
+  set(no_source_path "-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=")
+  if(backend STREQUAL "cuda")
+    add_library(${lib} STATIC "${source}")
+    target_compile_options(${lib} PRIVATE -std=c++17 -Xcompiler=-Wall,-Wextra
+      "-Xcompiler=${no_source_path}"
+      $<$<BOOL:${KBENCH_WERROR}>:-Werror=all-warnings -Xcompiler=-Werror>)
+    target_include_directories(${lib} PRIVATE "${src_dir}")
+    # cuBLAS for the tensor-core figure.
+    target_link_libraries(${lib} PUBLIC kbench::harness CUDA::cudart CUDA::cublas)
+  else()
+    set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/gpu_roofs.o")
+    file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/hip")
+    set(arch_flags "")
+    foreach(arch IN LISTS KBENCH_HIP_ARCHITECTURES)
+      list(APPEND arch_flags "--offload-arch=${arch}")
+    endforeach()
+    set(werror "")
+    if(KBENCH_WERROR)
+      set(werror -Werror)
+    endif()
+    set(includes "$<TARGET_PROPERTY:kbench::harness,INTERFACE_INCLUDE_DIRECTORIES>")
+    add_custom_command(OUTPUT "${obj}"
+      COMMAND "${KBENCH_HIPCC}" -x hip -std=c++17 -O3 -fPIC ${arch_flags} -Wall -Wextra ${werror}
+        "${no_source_path}" "-I$<JOIN:${includes},;-I>" "-I${src_dir}" -MD -MF "${obj}.d" -c "${source}" -o "${obj}"
+      DEPENDS "${source}"
+      DEPFILE "${obj}.d"
+      COMMENT "Building HIP object gpu_roofs.o"
+      COMMAND_EXPAND_LISTS
+      VERBATIM)
+    add_library(${lib} STATIC "${obj}")
+    set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX)
+    target_link_libraries(${lib} PUBLIC kbench::harness hip::host)
+  endif()
+  set_target_properties(${lib} PROPERTIES EXPORT_NAME gpu_roofs_${backend})
+  target_link_libraries(kb_backend_${backend} PUBLIC ${lib})
+  set_property(GLOBAL APPEND PROPERTY KBENCH_INSTALL_TARGETS ${lib})
+endfunction()

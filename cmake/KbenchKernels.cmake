@@ -20,7 +20,10 @@ macro(_kb_constants)
   # KB_HAVE_<NAME>. There is no hipBLAS: Debian does not package it, so HIP
   # kernels have their hand-written variants only. onednn (CPU) is looked
   # for only when a manifest lists it (_kb_import_onednn, KbenchImports.cmake).
-  set(KBENCH_KNOWN_LIBRARIES openblas onednn cublas)
+  # cublas brings cuBLAS and cuBLASLt (KB_HAVE_CUBLAS, KB_HAVE_CUBLASLT);
+  # cudnn is cuDNN from the CUDA toolkit's directory (KB_HAVE_CUDNN, when
+  # found).
+  set(KBENCH_KNOWN_LIBRARIES openblas onednn cublas cudnn)
   # The top-level keys of a manifest; any key ending in "_note" is free text.
   # The driver's reader has the same list (root_keys in
   # benchtests/src/manifest.c): change both together.
@@ -196,9 +199,35 @@ function(_kb_json_check_depth manifest json_var)
     "or not in pairs")
 endfunction()
 
+# cuDNN as the imported target kb::cudnn in `out`, or "" when the toolkit
+# has none (the CUDA toolkit does not always carry it: the kernels' cuDNN
+# variants are then left out, said once at configure).
+function(_kb_cudnn_target out)
+  if(NOT TARGET kb::cudnn)
+    find_library(KBENCH_CUDNN_LIBRARY cudnn HINTS "${CUDAToolkit_LIBRARY_DIR}")
+    find_path(KBENCH_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
+    mark_as_advanced(KBENCH_CUDNN_LIBRARY KBENCH_CUDNN_INCLUDE_DIR)
+    if(NOT KBENCH_CUDNN_LIBRARY OR NOT KBENCH_CUDNN_INCLUDE_DIR)
+      get_property(warned GLOBAL PROPERTY _KB_CUDNN_WARNED)
+      if(NOT warned)
+        set_property(GLOBAL PROPERTY _KB_CUDNN_WARNED ON)
+        message(WARNING "cuDNN (libcudnn, cudnn.h) not found next to the CUDA toolkit "
+          "(${CUDAToolkit_LIBRARY_DIR}): the kernels' cuDNN vendor variants are left out; "
+          "set KBENCH_CUDNN_LIBRARY and KBENCH_CUDNN_INCLUDE_DIR to use one elsewhere")
+      endif()
+      set(${out} "" PARENT_SCOPE)
+      return()
+    endif()
+    add_library(kb::cudnn UNKNOWN IMPORTED GLOBAL)
+    set_target_properties(kb::cudnn PROPERTIES IMPORTED_LOCATION "${KBENCH_CUDNN_LIBRARY}"
+      INTERFACE_INCLUDE_DIRECTORIES "${KBENCH_CUDNN_INCLUDE_DIR}")
+  endif()
+  set(${out} kb::cudnn PARENT_SCOPE)
+endfunction()
+
 # The targets and KB_HAVE_<NAME> definitions of the manifest's libraries
-# that serve `backend`: openblas and onednn the CPU side, cublas the CUDA
-# driver.
+# that serve `backend`: openblas and onednn the CPU side, cublas and cudnn
+# the CUDA driver.
 function(_kb_backend_libraries targets_out defines_out libraries backend)
   set(targets "")
   set(defines "")
@@ -212,9 +241,18 @@ function(_kb_backend_libraries targets_out defines_out libraries backend)
       list(APPEND targets kb::onednn)
       list(APPEND defines KB_HAVE_ONEDNN)
     endif()
-  elseif(backend STREQUAL "cuda" AND "cublas" IN_LIST libraries)
-    list(APPEND targets CUDA::cublas)
-    list(APPEND defines KB_HAVE_CUBLAS)
+  elseif(backend STREQUAL "cuda")
+    if("cublas" IN_LIST libraries)
+      list(APPEND targets CUDA::cublas CUDA::cublasLt)
+      list(APPEND defines KB_HAVE_CUBLAS KB_HAVE_CUBLASLT)
+    endif()
+    if("cudnn" IN_LIST libraries)
+      _kb_cudnn_target(cudnn)
+      if(cudnn)
+        list(APPEND targets ${cudnn})
+        list(APPEND defines KB_HAVE_CUDNN)
+      endif()
+    endif()
   endif()
   set(${targets_out} "${targets}" PARENT_SCOPE)
   set(${defines_out} "${defines}" PARENT_SCOPE)

@@ -4,8 +4,15 @@
  * every call is timed with events on one stream the kernels launch on. */
 #include "backend.h"
 #include "devmon.h"
+#include "gpu_roofs.h"
 #include "hwinfo.h"
 #include "kb/gpu_runtime.h"
+
+#if !defined(KB_GPU_HIP)
+/* NVTX 3 is header-only: it finds the profiler's injection library at run
+ * time, and every call is a no-op without a tool attached. */
+#include <nvtx3/nvToolsExt.h>
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +160,48 @@ static int gpu_time_stream(void *dst, const void *src, size_t bytes, int reps, d
     return stop(ms);
 }
 
+/* A device attribute, -1 when the runtime cannot say. */
+static int attribute(int attr) {
+    int v = 0;
+    return kb_gpu(DeviceGetAttribute)(&v, attr, device) == kb_gpu(Success) ? v : -1;
+}
+
+/* The roofline's memory levels: L2 (its size from the runtime), then device
+ * memory. */
+static int gpu_memory_levels(kb_mem_level *levels, int max) {
+    int n = 0;
+    const int l2 = attribute(KB_GPU_ATTR_L2_BYTES);
+    if (l2 > 0 && n < max) {
+        snprintf(levels[n].name, sizeof levels[n].name, "L2");
+        levels[n++].capacity = l2;
+    }
+    if (n < max) {
+        snprintf(levels[n].name, sizeof levels[n].name, "device");
+        levels[n++].capacity = 0;
+    }
+    return n;
+}
+
+static int gpu_peak_compute(kb_prec p, kb_compute_unit unit, double *gflops, char *how,
+                            size_t how_size, kb_err *err) {
+    char why[256] = "";
+    const int rc =
+        unit == KB_UNIT_MATRIX
+            ? kb_gpu_peak_matrix(p, (void *)stream, gflops, how, how_size, why, sizeof why)
+            : kb_gpu_peak_fma(p, (void *)stream, gflops, how, how_size, why, sizeof why);
+    return rc < 0 ? kb_fail(err, "%s device %d: %s", KB_GPU_BACKEND, device, why) : rc;
+}
+
+#if !defined(KB_GPU_HIP)
+static void gpu_range_push(const char *name) {
+    nvtxRangePushA(name);
+}
+
+static void gpu_range_pop(void) {
+    nvtxRangePop();
+}
+#endif
+
 static void *gpu_stream(void) {
     return (void *)stream;
 }
@@ -189,12 +238,6 @@ static int gpu_memory_used_mib(double *mib) {
     if (kb_gpu(MemGetInfo)(&free_b, &total_b) != kb_gpu(Success)) return -1;
     *mib = (double)(total_b - free_b) / (1024.0 * 1024.0);
     return 0;
-}
-
-/* A device attribute, -1 when the runtime cannot say. */
-static int attribute(int attr) {
-    int v = 0;
-    return kb_gpu(DeviceGetAttribute)(&v, attr, device) == kb_gpu(Success) ? v : -1;
 }
 
 /* Profile: the device name as a slug ("nvidia-h100-80gb-hbm3"); hardware id:
@@ -266,6 +309,13 @@ static const kb_backend gpu_backend = {
     .download = gpu_download,
     .time_calls = gpu_time_calls,
     .time_stream = gpu_time_stream,
+    .memory_levels = gpu_memory_levels,
+    .peak_compute = gpu_peak_compute,
+#if !defined(KB_GPU_HIP)
+    /* ROCTX: Debian packages no roctracer, so HIP runs have no ranges. */
+    .range_push = gpu_range_push,
+    .range_pop = gpu_range_pop,
+#endif
     .stream = gpu_stream,
     .flush_caches = gpu_flush_caches,
     .clock_limits = gpu_clock_limits,

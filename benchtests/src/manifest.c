@@ -12,7 +12,7 @@
 #define MAX_FLOPS 9.2e18
 
 static const char *const known_backends[] = {"cpu", "cuda", "hip", NULL};
-static const char *const known_libraries[] = {"openblas", "onednn", "cublas", NULL};
+static const char *const known_libraries[] = {"openblas", "onednn", "cublas", "cudnn", NULL};
 static const char *const root_keys[] = {"name",      "description", "backends", "precisions",
                                         "tolerance", "flops",       "bytes",    "cases",
                                         "sweep",     "full",        "variants", "libraries",
@@ -92,7 +92,7 @@ static int load_build_fields(kb_manifest *m, const cJSON *root, kb_err *err) {
         if (!one_of(it->valuestring, known_libraries))
             return kb_fail(err,
                            "%s: field 'libraries[%d]': unknown library '%s' (expected openblas, "
-                           "onednn or cublas)",
+                           "onednn, cublas or cudnn)",
                            m->path, i, it->valuestring);
     if (string_array(m, root, "labels", 0, &arr, err) != 0) return -1;
     i = 0;

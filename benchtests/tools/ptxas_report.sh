@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Resource use of every CUDA kernel, as ptxas reports it: compiles each
-# kernels/<k>/<k>.cu for the given architectures with -Xptxas -v (as the
-# build does: -std=c++17 -O3, the project's include path) and prints one
+# kernels/<k>/<k>.cu and the backend's device code (benchtests/src/*.cu, the
+# compute roofs) for the given architectures with -Xptxas -v (as the build
+# does: -std=c++17 -O3, the project's include path, the library variants
+# enabled: KB_HAVE_CUBLAS, KB_HAVE_CUBLASLT, KB_HAVE_CUDNN) and prints one
 # Markdown table row per kernel instantiation:
 #
 #   | kernel | precision | sm_80 regs | spill | smem | sm_90 regs | spill | smem |
@@ -49,10 +51,11 @@ ptxas_lines() {
         }'
 }
 
-for cu in "$source_dir"/kernels/*/*.cu; do
-    k=$(basename "$(dirname "$cu")")
+for cu in "$source_dir"/kernels/*/*.cu "$source_dir"/benchtests/src/*.cu; do
+    k=$(basename "$cu" .cu)
     "$nvcc" -x cu -std=c++17 -O3 "${gencode[@]}" -Xptxas -v \
-        -I "$source_dir/benchtests/include" -I "$source_dir/kernels/$k" \
+        -DKB_HAVE_CUBLAS -DKB_HAVE_CUBLASLT -DKB_HAVE_CUDNN \
+        -I "$source_dir/benchtests/include" -I "$(dirname "$cu")" \
         -c "$cu" -o "$work/$k.o" 2>"$work/$k.log" || {
         cat "$work/$k.log" >&2
         echo "ptxas_report: $cu does not compile" >&2
@@ -71,6 +74,8 @@ paste -d'\t' "$work/all.txt" "$work/names.txt" | awk -F'\t' -v archs="${archs[*]
         if (t ~ /^float/) return "fp32"
         if (t ~ /^kb_f16/) return "fp16"
         if (t ~ /^kb_bf16/) return "bf16"
+        if (t ~ /^__half2/) return "fp16"
+        if (t ~ /^__nv_bfloat162/) return "bf16"
         return "-"
     }
     {

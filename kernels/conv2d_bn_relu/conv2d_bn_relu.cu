@@ -11,10 +11,18 @@
  * - "folded": a fold kernel writes w' = w s and b' = (b - mean) s + beta,
  *   s = gamma / sqrt(var + eps), into the workspace, then the conv applies
  *   b' and the ReLU in its epilogue and writes y.
- * 16-bit formats are widened to float and rounded once on store. */
+ * 16-bit formats are widened to float and rounded once on store.
+ * - "vendor" (CUDA with cuDNN): the same fold, stored in the run's precision
+ *   (cuDNN takes weights and bias in the data's type), then
+ *   cudnnConvolutionBiasActivationForward: cross-correlation, pad 1, NCHW,
+ *   the folded bias and a ReLU, y = ReLU(conv(x, wf) + bf). */
 #include "conv2d_bn_relu.h"
 
 #include "kb/gpu.h"
+
+#if defined(KB_HAVE_CUDNN) && !defined(KB_GPU_HIP)
+#include "kb/gpu_cudnn.h"
+#endif
 
 #define CONV2D_BN_RELU_TX      32 /* output columns per block (threads in x) */
 #define CONV2D_BN_RELU_TY      8  /* threads in y */
@@ -118,20 +126,35 @@ __global__ void KB_LAUNCH_BOUNDS(CONV2D_BN_RELU_TX *CONV2D_BN_RELU_TY)
 }
 
 /* BN folded into the conv: wf = w s, bf = (b - mean) s + beta, s = gamma /
- * sqrt(var + eps); k = cin * 9 weights per output channel. */
-template <typename S, typename T>
+ * sqrt(var + eps), computed in T and stored as O (T for the folded variant,
+ * the storage type for cuDNN); k = cin * 9 weights per output channel. */
+template <typename S, typename T, typename O>
 __global__ void KB_LAUNCH_BOUNDS(CONV2D_BN_RELU_THREADS)
     conv2d_bn_relu_fold(const S *__restrict__ w, const S *__restrict__ b,
                         const S *__restrict__ gamma, const S *__restrict__ beta,
-                        const S *__restrict__ mean, const S *__restrict__ var, T *__restrict__ wf,
-                        T *__restrict__ bf, int cout, int k) {
+                        const S *__restrict__ mean, const S *__restrict__ var, O *__restrict__ wf,
+                        O *__restrict__ bf, int cout, int k) {
     const size_t n = (size_t)cout * k, stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         const int co = (int)(i / k);
         const T s = kb_widen(gamma[co]) / kb_sqrt(kb_widen(var[co]) + T(CONV2D_BN_RELU_EPS));
-        wf[i] = kb_widen(w[i]) * s;
-        if (i % k == 0) bf[co] = (kb_widen(b[co]) - kb_widen(mean[co])) * s + kb_widen(beta[co]);
+        wf[i] = kb_store<O>::from(kb_widen(w[i]) * s);
+        if (i % k == 0)
+            bf[co] =
+                kb_store<O>::from((kb_widen(b[co]) - kb_widen(mean[co])) * s + kb_widen(beta[co]));
     }
+}
+
+/* Launches the fold of the case's BN into wf and bf (cout x k and cout
+ * values of O) on the run's stream. */
+template <typename S, typename O>
+static int conv2d_bn_relu_launch_fold(const kb_args *a, O *wf, O *bf, int cout, size_t k) {
+    typedef typename kb_acc<S>::type T;
+    const S *const *in = (const S *const *)a->in;
+    return kb_gpu_launch("conv2d_bn_relu fold", conv2d_bn_relu_fold<S, T, O>,
+                         kb_dims(kb_gpu_grid((size_t)cout * k, CONV2D_BN_RELU_THREADS)),
+                         kb_dims(CONV2D_BN_RELU_THREADS), 0, kb_gpu_stream_of(a), in[1], in[2],
+                         in[3], in[4], in[5], in[6], wf, bf, cout, (int)k);
 }
 
 /* The unfused BN pass over z in place: plane p (image, channel) at
@@ -240,11 +263,7 @@ static int conv2d_bn_relu_folded_gpu(const kb_args *a) {
             return 1;
         }
         T *wf = (T *)a->workspace, *bf = (T *)((char *)a->workspace + wbytes);
-        const S *const *in = (const S *const *)a->in;
-        const int err = kb_gpu_launch(
-            "conv2d_bn_relu fold", conv2d_bn_relu_fold<S, T>,
-            kb_dims(kb_gpu_grid(nw, CONV2D_BN_RELU_THREADS)), kb_dims(CONV2D_BN_RELU_THREADS), 0,
-            kb_gpu_stream_of(a), in[1], in[2], in[3], in[4], in[5], in[6], wf, bf, d.cout, (int)k);
+        const int err = conv2d_bn_relu_launch_fold<S, T>(a, wf, bf, d.cout, k);
         if (err != 0) return err;
         return conv2d_bn_relu_launch_conv<S, T, S, true>(a, wf, bf, (S *)a->out[0], d);
     });
@@ -252,3 +271,125 @@ static int conv2d_bn_relu_folded_gpu(const kb_args *a) {
 
 KB_GPU_REGISTER_IMPL("unfused", conv2d_bn_relu_unfused_gpu);
 KB_GPU_REGISTER_IMPL("folded", conv2d_bn_relu_folded_gpu);
+
+#if defined(KB_HAVE_CUDNN) && !defined(KB_GPU_HIP)
+/* cuDNN's description of one case, kept for the driver's lifetime and set
+ * again (algorithm chosen again) only when the case or precision changes,
+ * so a timed call does no host work beyond the library calls. */
+struct conv2d_bn_relu_cudnn {
+    kb_cudnn_tensor x, y, bias;
+    cudnnFilterDescriptor_t w = nullptr;
+    cudnnConvolutionDescriptor_t conv = nullptr;
+    cudnnActivationDescriptor_t act = nullptr;
+    cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+    size_t ws_bytes = 0;
+    kb_gpu_scratch ws;
+    conv2d_bn_relu_dims key = {};
+    int key_prec = -1; /* -1: nothing set */
+    ~conv2d_bn_relu_cudnn() {
+        if (w) cudnnDestroyFilterDescriptor(w);
+        if (conv) cudnnDestroyConvolutionDescriptor(conv);
+        if (act) cudnnDestroyActivationDescriptor(act);
+    }
+};
+
+/* The math cuDNN may use: fp32 stays fp32 (CUDNN_FMA_MATH: no TF32, which
+ * would not meet the fp32 tolerance); fp16/bf16 run on tensor cores with
+ * float accumulation; fp64 as the library likes. */
+template <typename S> static cudnnMathType_t conv2d_bn_relu_math() {
+    if (sizeof(S) == 4) return CUDNN_FMA_MATH;
+    return sizeof(S) == 2 ? CUDNN_TENSOR_OP_MATH : CUDNN_DEFAULT_MATH;
+}
+
+/* The fastest algorithm by cuDNN's heuristics whose math is allowed, and
+ * its workspace. */
+template <typename S>
+static int conv2d_bn_relu_cudnn_algo(conv2d_bn_relu_cudnn &c, cudnnHandle_t h, kb_prec p) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int found = 0;
+    KB_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(h, c.x.d, c.w, c.conv, c.y.d,
+                                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
+             "cudnnGetConvolutionForwardAlgorithm_v7");
+    const cudnnMathType_t math = conv2d_bn_relu_math<S>();
+    for (int i = 0; i < found; ++i) {
+        if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+        if (math == CUDNN_FMA_MATH && perf[i].mathType != CUDNN_FMA_MATH) continue;
+        KB_CUDNN(cudnnSetConvolutionMathType(c.conv, perf[i].mathType),
+                 "cudnnSetConvolutionMathType");
+        c.algo = perf[i].algo;
+        KB_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(h, c.x.d, c.w, c.conv, c.y.d, c.algo,
+                                                         &c.ws_bytes),
+                 "cudnnGetConvolutionForwardWorkspaceSize");
+        return c.ws.reserve(c.ws_bytes, "conv2d_bn_relu vendor");
+    }
+    return kb_unsupported("cuDNN %zu has no forward convolution algorithm for %s here",
+                          cudnnGetVersion(), kb_prec_name(p));
+}
+
+template <typename S>
+static int conv2d_bn_relu_cudnn_set(conv2d_bn_relu_cudnn &c, cudnnHandle_t h, conv2d_bn_relu_dims d,
+                                    kb_prec p) {
+    if (c.key_prec == (int)p && c.key.n == d.n && c.key.cin == d.cin && c.key.cout == d.cout &&
+        c.key.h == d.h && c.key.w == d.w)
+        return 0;
+    c.key_prec = -1;
+    const cudnnDataType_t type = kb_cudnn_type<S>::data;
+    const cudnnDataType_t compute = sizeof(S) == 8 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+    int err = c.x.set_nchw<S>(d.n, d.cin, d.h, d.w);
+    if (err == 0) err = c.y.set_nchw<S>(d.n, d.cout, d.h, d.w);
+    if (err == 0) err = c.bias.set_nchw<S>(1, d.cout, 1, 1);
+    if (err != 0) return err;
+    if (!c.w) KB_CUDNN(cudnnCreateFilterDescriptor(&c.w), "cudnnCreateFilterDescriptor");
+    if (!c.conv)
+        KB_CUDNN(cudnnCreateConvolutionDescriptor(&c.conv), "cudnnCreateConvolutionDescriptor");
+    if (!c.act)
+        KB_CUDNN(cudnnCreateActivationDescriptor(&c.act), "cudnnCreateActivationDescriptor");
+    KB_CUDNN(cudnnSetFilter4dDescriptor(c.w, type, CUDNN_TENSOR_NCHW, d.cout, d.cin, 3, 3),
+             "cudnnSetFilter4dDescriptor");
+    KB_CUDNN(
+        cudnnSetConvolution2dDescriptor(c.conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, compute),
+        "cudnnSetConvolution2dDescriptor");
+    KB_CUDNN(cudnnSetConvolutionMathType(c.conv, conv2d_bn_relu_math<S>()),
+             "cudnnSetConvolutionMathType");
+    KB_CUDNN(cudnnSetActivationDescriptor(c.act, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
+             "cudnnSetActivationDescriptor(RELU)");
+    if ((err = conv2d_bn_relu_cudnn_algo<S>(c, h, p)) != 0) return err;
+    c.key = d, c.key_prec = (int)p;
+    return 0;
+}
+
+/* The fold into the workspace (weights and bias in the run's precision),
+ * then one cuDNN call: y = ReLU(conv(x, wf) + bf). z, which the call adds
+ * scaled by alpha2 = 0, is y itself (not read for a zero scale, as for
+ * BLAS's beta). */
+static int conv2d_bn_relu_vendor(const kb_args *a) {
+    conv2d_bn_relu_dims d = {};
+    const int rc = conv2d_bn_relu_dims_of(a, &d);
+    if (rc != 0) return rc;
+    const cudnnHandle_t h = kb_cudnn_handle(kb_gpu_stream_of(a));
+    if (!h) return 1;
+    static conv2d_bn_relu_cudnn c;
+    return kb_gpu_dispatch(a->prec, [&](auto t) {
+        typedef typename decltype(t)::type S;
+        typedef typename kb_acc<S>::type T;
+        const size_t k = (size_t)d.cin * 9, wbytes = kb_workspace_align(d.cout * k * sizeof(S));
+        if (a->workspace_bytes < wbytes + d.cout * sizeof(S)) {
+            fprintf(stderr, "conv2d_bn_relu: workspace of %zu bytes, the folded weights need %zu\n",
+                    a->workspace_bytes, wbytes + d.cout * sizeof(S));
+            return 1;
+        }
+        S *wf = (S *)a->workspace, *bf = (S *)((char *)a->workspace + wbytes);
+        int err = conv2d_bn_relu_cudnn_set<S>(c, h, d, a->prec);
+        if (err == 0) err = conv2d_bn_relu_launch_fold<S, S>(a, wf, bf, d.cout, k);
+        if (err != 0) return err;
+        const T one = T(1), zero = T(0);
+        KB_CUDNN(cudnnConvolutionBiasActivationForward(
+                     h, &one, c.x.d, a->in[0], c.w, wf, c.conv, c.algo, c.ws.p, c.ws_bytes, &zero,
+                     c.y.d, a->out[0], c.bias.d, bf, c.act, c.y.d, a->out[0]),
+                 "cudnnConvolutionBiasActivationForward");
+        return 0;
+    });
+}
+
+KB_GPU_REGISTER_IMPL("vendor", conv2d_bn_relu_vendor);
+#endif

@@ -191,3 +191,10 @@ static int cross_entropy_fused_gpu(const kb_args *a) {
 
 KB_GPU_REGISTER_IMPL("unfused", cross_entropy_unfused_gpu);
 KB_GPU_REGISTER_IMPL("fused", cross_entropy_fused_gpu);
+
+#if !defined(KB_GPU_HIP)
+/* "vendor" on CUDA: the library a user would call has no such operation. */
+KB_GPU_REGISTER_DECLINED("vendor", cross_entropy_vendor,
+                         "cuDNN has no cross-entropy: its log-softmax (CUDNN_SOFTMAX_LOG) would "
+                         "need a gather and a mean of our own");
+#endif

@@ -13,3 +13,11 @@ static int gelu_gpu(const kb_args *a) {
 }
 
 KB_GPU_REGISTER_IMPL("default", gelu_gpu);
+
+#if !defined(KB_GPU_HIP)
+/* "vendor" on CUDA: the library a user would call has no such operation. */
+KB_GPU_REGISTER_DECLINED(
+    "vendor", gelu_vendor,
+    "cuDNN 9 has no erf-form GELU in its legacy API (cudnnActivationForward: sigmoid, ReLU, tanh, "
+    "clipped ReLU, ELU, swish); the graph API is not wired in here");
+#endif

@@ -42,3 +42,11 @@ static int layernorm_gpu(const kb_args *a) {
 }
 
 KB_GPU_REGISTER_IMPL("default", layernorm_gpu);
+
+#if !defined(KB_GPU_HIP)
+/* "vendor" on CUDA: the library a user would call has no such operation. */
+KB_GPU_REGISTER_DECLINED("vendor", layernorm_vendor,
+                         "cuDNN 9 has no layer normalization in its legacy API "
+                         "(cudnnNormalizationForwardInference normalizes with given statistics, "
+                         "not each row by its own); the graph API is not wired in here");
+#endif

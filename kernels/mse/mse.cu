@@ -72,3 +72,10 @@ static int mse_gpu(const kb_args *a) {
 }
 
 KB_GPU_REGISTER_IMPL("default", mse_gpu);
+
+#if !defined(KB_GPU_HIP)
+/* "vendor" on CUDA: the library a user would call has no such operation. */
+KB_GPU_REGISTER_DECLINED("vendor", mse_vendor,
+                         "cuDNN has no loss operations: an MSE would be cudnnOpTensor and "
+                         "cudnnReduceTensor passes of our own composing, not a library op");
+#endif

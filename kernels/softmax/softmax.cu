@@ -1,8 +1,17 @@
 /* Row-wise softmax on the GPU (CUDA and HIP from this one source): one block
  * per row, the row held in registers (kb_row), so x is read once and y
  * written once: max reduction, e^(x - max) in place with a sum reduction,
- * then y = e * (1 / sum). */
+ * then y = e * (1 / sum).
+ *
+ * "vendor" (CUDA with cuDNN): cudnnSoftmaxForward, CUDNN_SOFTMAX_ACCURATE
+ * (the max subtracted first, as here) over each row: rows x cols as an
+ * N x C x 1 x 1 tensor, CUDNN_SOFTMAX_MODE_INSTANCE. A precision cuDNN has
+ * no softmax for is declined with its status. */
 #include "kb/gpu.h"
+
+#if defined(KB_HAVE_CUDNN) && !defined(KB_GPU_HIP)
+#include "kb/gpu_cudnn.h"
+#endif
 
 template <typename S, int V, int VPT>
 __global__ void KB_ROW_LAUNCH_BOUNDS(S, V, VPT)
@@ -35,3 +44,28 @@ static int softmax_gpu(const kb_args *a) {
 }
 
 KB_GPU_REGISTER_IMPL("default", softmax_gpu);
+
+#if defined(KB_HAVE_CUDNN) && !defined(KB_GPU_HIP)
+static int softmax_vendor(const kb_args *a) {
+    int rows = 0, cols = 0;
+    int rc = kb_gpu_dim_int(a, "rows", &rows);
+    if (rc == 0) rc = kb_gpu_dim_int(a, "cols", &cols);
+    if (rc != 0) return rc;
+    const cudnnHandle_t h = kb_cudnn_handle(kb_gpu_stream_of(a));
+    if (!h) return 1;
+    static kb_cudnn_tensor t; /* x and y alike */
+    return kb_gpu_dispatch(a->prec, [&](auto type) {
+        typedef typename decltype(type)::type S;
+        typedef typename kb_acc<S>::type T;
+        const T alpha = T(1), beta = T(0);
+        const int err = t.set_nchw<S>(rows, cols, 1, 1);
+        if (err != 0) return err;
+        KB_CUDNN(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_INSTANCE, &alpha,
+                                     t.d, a->in[0], &beta, t.d, a->out[0]),
+                 "cudnnSoftmaxForward");
+        return 0;
+    });
+}
+
+KB_GPU_REGISTER_IMPL("vendor", softmax_vendor);
+#endif

@@ -460,9 +460,47 @@ template <typename Launch> int kb_gpu_rows(const kb_args *a, long long n, Launch
     });
 }
 
+/* A device buffer that grows to the largest size asked for (the libraries'
+ * workspaces). Held in a function's static, it is built by the first call,
+ * after the runtime started, so it is freed at exit before the runtime's own
+ * teardown. Allocated in a warm-up call: the harness calls each case untimed
+ * first. */
+struct kb_gpu_scratch {
+    void *p = nullptr;
+    size_t bytes = 0;
+    ~kb_gpu_scratch() {
+        if (p && kb_gpu(Free)(p) != kb_gpu(Success))
+            fprintf(stderr, "freeing a workspace failed\n");
+    }
+    /* 0, or 1 after printing the failure. */
+    int reserve(size_t need, const char *what) {
+        if (need <= bytes) return 0;
+        kb_gpu(Error_t) e = p ? kb_gpu(Free)(p) : kb_gpu(Success);
+        p = nullptr, bytes = 0;
+        if (e == kb_gpu(Success)) e = kb_gpu(Malloc)(&p, need);
+        if (e != kb_gpu(Success)) {
+            p = nullptr;
+            fprintf(stderr, "%s: allocating a workspace of %zu bytes: %s\n", what, need,
+                    kb_gpu(GetErrorString)(e));
+            return 1;
+        }
+        bytes = need;
+        return 0;
+    }
+};
+
 /* Registers an implementation of this kernel for the backend this file is
  * compiled for (the driver finds it next to the CPU ones). */
 #define KB_GPU_REGISTER_IMPL(variant, fn)                                                          \
     static const int kb__gpu_impl_##fn = kb_register_impl(KB_GPU_BACKEND, (variant), (fn))
+
+/* Registers `variant` as an implementation that declines every case with
+ * `why` (a string literal): for a library variant whose library lacks the
+ * operation, so each case is reported skipped with the reason. */
+#define KB_GPU_REGISTER_DECLINED(variant, fn, why)                                                 \
+    static int fn(const kb_args *) {                                                               \
+        return kb_unsupported("%s", (why));                                                        \
+    }                                                                                              \
+    KB_GPU_REGISTER_IMPL(variant, fn)
 
 #endif

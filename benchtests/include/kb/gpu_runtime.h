@@ -26,6 +26,7 @@
 #define KB_GPU_ATTR_GRID_Y       hipDeviceAttributeMaxGridDimY
 #define KB_GPU_ATTR_GRID_Z       hipDeviceAttributeMaxGridDimZ
 #define KB_GPU_ATTR_SMEM_BLOCK   hipDeviceAttributeMaxSharedMemoryPerBlock
+#define KB_GPU_ATTR_SM_THREADS   hipDeviceAttributeMaxThreadsPerMultiProcessor
 /* AMD: blocks x threads in any one grid dimension stay below 2^32. */
 #define KB_GPU_GRID_DIM_THREADS 4294967296LL
 typedef hipDeviceProp_t kb_gpu_props;
@@ -44,6 +45,7 @@ typedef hipFuncAttributes kb_gpu_func_attrs;
 #define KB_GPU_ATTR_GRID_Y       cudaDevAttrMaxGridDimY
 #define KB_GPU_ATTR_GRID_Z       cudaDevAttrMaxGridDimZ
 #define KB_GPU_ATTR_SMEM_BLOCK   cudaDevAttrMaxSharedMemoryPerBlock
+#define KB_GPU_ATTR_SM_THREADS   cudaDevAttrMaxThreadsPerMultiProcessor
 #define KB_GPU_GRID_DIM_THREADS  0LL /* no limit beyond the grid's own */
 typedef struct cudaDeviceProp kb_gpu_props;
 typedef struct cudaFuncAttributes kb_gpu_func_attrs;
