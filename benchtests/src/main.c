@@ -360,7 +360,9 @@ static void place_under_roofs(const driver *d, kb_case_result *r) {
     r->pct_roofline = -1.0;
     if (r->error || r->skipped) return;
     if (!d->cal.present || d->cal.roofs.n_levels == 0) {
-        snprintf(rl->why, sizeof rl->why, "%s", d->cal.present ? d->cal.roof_note : d->cal.note);
+        const char *why = d->cal.present ? d->cal.roof_note : d->cal.note;
+        snprintf(rl->why, sizeof rl->why, "%s",
+                 *why ? why : "no calibration read (a calibration run measures the roofs)");
         return;
     }
     if (kb_roofline_of(&d->cal.roofs, d->ctx.prec, r->flops, r->bytes, r->footprint,

@@ -225,6 +225,9 @@ static cJSON *calibration_json(const kb_calibration *cal) {
         if (cal->roofs.n_levels == 0) cJSON_AddStringToObject(o, "roofline_note", cal->roof_note);
     } else {
         cJSON_AddNullToObject(o, "peak_gbps");
+        cJSON_AddNullToObject(o, "levels");
+        cJSON_AddNullToObject(o, "compute");
+        cJSON_AddNullToObject(o, "matrix");
         cJSON_AddStringToObject(o, "note", cal && *cal->note ? cal->note : "not read");
     }
     return o;

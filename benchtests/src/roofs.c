@@ -169,6 +169,9 @@ static int measure_levels(const kb_backend *b, double memory_gbps, const char *m
              b->name);
         return 0;
     }
+    if (n > KB_MAX_MEM_LEVELS)
+        return kb_fail(err, "backend '%s': %d memory levels, more than %d", b->name, n,
+                       KB_MAX_MEM_LEVELS);
     const char *problem = kb_levels_problem(levels, n);
     if (problem) return kb_fail(err, "backend '%s': memory levels: %s", b->name, problem);
     for (int i = 0; i < n; ++i) r->levels[i].level = levels[i];
