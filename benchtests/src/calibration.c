@@ -251,15 +251,10 @@ void kb_calibration_add_roofs(cJSON *o, const kb_roofs *roofs, int sweep) {
 }
 
 /* The notes on figures not measured, one string each. */
-static cJSON *notes_json(const char *notes) {
+static cJSON *notes_json(const kb_roofs *roofs) {
     cJSON *arr = cJSON_CreateArray();
-    for (const char *p = notes; *p;) {
-        size_t len = strcspn(p, "\n");
-        char line[KB_ROOFS_NOTES];
-        snprintf(line, sizeof line, "%.*s", (int)len, p);
-        cJSON_AddItemToArray(arr, cJSON_CreateString(line));
-        p += len + (p[len] == '\n');
-    }
+    for (int i = 0; i < roofs->n_notes; ++i)
+        cJSON_AddItemToArray(arr, cJSON_CreateString(roofs->notes[i]));
     return arr;
 }
 
@@ -296,7 +291,7 @@ int kb_calibration_write(const char *path, const kb_run_ctx *ctx, const char *pr
     cJSON_AddItemToObject(root, "cases", cases);
     if (roofs) {
         kb_calibration_add_roofs(root, roofs, 1);
-        cJSON_AddItemToObject(root, "notes", notes_json(roofs->notes));
+        cJSON_AddItemToObject(root, "notes", notes_json(roofs));
     }
     char *text = kb_json_print(root);
     cJSON_Delete(root);

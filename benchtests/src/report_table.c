@@ -4,8 +4,6 @@
 
 #include "devmon.h"
 
-#include <string.h>
-
 static const char *verdict_text(const kb_case_result *r) {
     if (r->error) return KB_VERDICT_TEXT_ERROR;
     if (r->skipped) return KB_VERDICT_TEXT_SKIPPED;
@@ -71,19 +69,13 @@ static void print_comparison(FILE *f, const kb_case_result *r) {
             r->bytes * 1e-6, r->cmp.with_bytes * 1e-6);
 }
 
-static void format_capacity(double bytes, char *out, size_t size) {
-    if (bytes <= 0.0)
-        snprintf(out, size, "the rest");
-    else if (bytes >= 1048576.0)
-        snprintf(out, size, "%g MiB", bytes / 1048576.0);
-    else
-        snprintf(out, size, "%g KiB", bytes / 1024.0);
-}
-
 void kb_report_roofs(FILE *f, const kb_roofs *roofs) {
     for (int i = 0; i < roofs->n_levels; ++i) {
         char cap[32];
-        format_capacity(roofs->levels[i].level.capacity, cap, sizeof cap);
+        if (roofs->levels[i].level.capacity > 0.0)
+            kb_format_bytes(roofs->levels[i].level.capacity, cap, sizeof cap);
+        else
+            snprintf(cap, sizeof cap, "the rest");
         fprintf(f, "     %-6s %-9s %9.2f GB/s\n", roofs->levels[i].level.name, cap,
                 roofs->levels[i].gbps);
     }
@@ -95,11 +87,7 @@ void kb_report_roofs(FILE *f, const kb_roofs *roofs) {
             fprintf(f, "     %-6s matrix    %9.2f GFLOP/s\n", kb_prec_name((kb_prec)p),
                     roofs->matrix[p].gflops);
     }
-    for (const char *n = roofs->notes; *n;) {
-        size_t len = strcspn(n, "\n");
-        fprintf(f, "     (%.*s)\n", (int)len, n);
-        n += len + (n[len] == '\n');
-    }
+    for (int i = 0; i < roofs->n_notes; ++i) fprintf(f, "     (%s)\n", roofs->notes[i]);
 }
 
 static void print_calibration(FILE *f, const kb_calibration *cal) {

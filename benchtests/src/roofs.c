@@ -18,18 +18,15 @@
 typedef int (*pass_fn)(void *dst, const void *src, size_t bytes, int reps, double *ms);
 
 __attribute__((format(printf, 2, 3))) static void note(kb_roofs *r, const char *fmt, ...) {
-    size_t len = strlen(r->notes);
-    if (len + 2 >= sizeof r->notes) return;
+    if (r->n_notes == KB_ROOFS_NOTES) return;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->notes + len, sizeof r->notes - len - 1, fmt, ap);
+    vsnprintf(r->notes[r->n_notes], sizeof r->notes[0], fmt, ap);
     va_end(ap);
-    len = strlen(r->notes);
-    r->notes[len] = '\n';
-    r->notes[len + 1] = '\0';
+    r->n_notes++;
 }
 
-static void format_bytes(double bytes, char *out, size_t size) {
+void kb_format_bytes(double bytes, char *out, size_t size) {
     if (bytes >= 1048576.0)
         snprintf(out, size, "%g MiB", bytes / 1048576.0);
     else
@@ -139,8 +136,8 @@ static void level_figure(kb_roofs *r, int i, double memory_gbps, const char *mem
     const double below = i > 0 ? r->levels[i - 1].level.capacity : 0.0;
     const double lo = (l->level.capacity > 0.0 ? 2.0 : 3.0) * below;
     char los[32], his[32];
-    format_bytes(lo, los, sizeof los);
-    format_bytes(l->level.capacity, his, sizeof his);
+    kb_format_bytes(lo, los, sizeof los);
+    kb_format_bytes(l->level.capacity, his, sizeof his);
     int count;
     l->gbps = window_best(r, lo, l->level.capacity, &count);
     if (l->level.capacity > 0.0) {

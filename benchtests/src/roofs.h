@@ -12,7 +12,7 @@
 
 #define KB_MAX_SWEEP   64
 #define KB_ROOF_HOW    512
-#define KB_ROOFS_NOTES 1024
+#define KB_ROOFS_NOTES 16
 
 typedef struct kb_level_roof {
     kb_mem_level level; /* capacity 0: the memory, last */
@@ -36,16 +36,20 @@ typedef struct kb_roofs {
     kb_compute_roof fma[KB_PREC_COUNT], matrix[KB_PREC_COUNT];
     int n_sweep;
     kb_sweep_point sweep[KB_MAX_SWEEP];
-    char notes[KB_ROOFS_NOTES]; /* each figure not measured, and why; lines */
+    int n_notes;
+    char notes[KB_ROOFS_NOTES][256]; /* each figure not measured, and why */
 } kb_roofs;
 
 /* Measures backend b's roofs. `memory_gbps` is the calibration cases' best
  * figure, which the memory level takes when it is larger than the sweep's
  * (`memory_how` names those cases). A hook the backend lacks, or a figure
- * it has not, is left out with a line in out->notes; -1 only on a failure
+ * it has not, is left out with a note in out->notes; -1 only on a failure
  * of the backend (err). */
 int kb_roofs_measure(const kb_backend *b, double memory_gbps, const char *memory_how, kb_roofs *out,
                      kb_err *err);
+
+/* "32 KiB", "1.5 MiB": a capacity or working set in words. */
+void kb_format_bytes(double bytes, char *out, size_t size);
 
 /* Why `levels` (n of them) is not a hierarchy the roofline can use (NULL
  * when it is): names set and distinct, capacities positive and growing,

@@ -82,6 +82,13 @@ static kb_backend backend(void) {
 
 static kb_roofs roofs;
 
+/* Whether one of the notes holds `text`. */
+static int noted(const char *text) {
+    for (int i = 0; i < roofs.n_notes; ++i)
+        if (strstr(roofs.notes[i], text)) return 1;
+    return 0;
+}
+
 static void test_each_level_from_its_window(void) {
     kb_backend b = backend();
     kb_err err = {{0}};
@@ -100,8 +107,8 @@ static void test_each_level_from_its_window(void) {
     ASSERT_NEAR(roofs.fma[KB_FP32].gflops, 100.0, 0);
     ASSERT_NEAR(roofs.fma[KB_FP16].gflops, 0.0, 0);
     ASSERT_NEAR(roofs.matrix[KB_FP32].gflops, 0.0, 0);
-    ASSERT_STR_CONTAINS(roofs.notes, "compute fp16: no fp16 loop");
-    ASSERT_STR_CONTAINS(roofs.notes, "matrix fp32: no matrix unit");
+    ASSERT(noted("compute fp16: no fp16 loop"));
+    ASSERT(noted("matrix fp32: no matrix unit"));
 }
 
 /* The calibration cases' figure counts for memory where it is larger. */
@@ -130,8 +137,8 @@ static void test_missing_hooks_leave_notes(void) {
     kb_err err = {{0}};
     ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
     ASSERT_INT_EQ(roofs.n_levels, 0);
-    ASSERT_STR_CONTAINS(roofs.notes, "does not describe its memory hierarchy");
-    ASSERT_STR_CONTAINS(roofs.notes, "no multiply-add throughput loop");
+    ASSERT(noted("does not describe its memory hierarchy"));
+    ASSERT(noted("no multiply-add throughput loop"));
     /* no streaming pass: memory alone, from the cases */
     b = backend();
     b.time_stream = NULL;
@@ -139,7 +146,7 @@ static void test_missing_hooks_leave_notes(void) {
     ASSERT_INT_EQ(roofs.n_levels, 1);
     ASSERT_STR_CONTAINS(roofs.levels[0].level.name, "DRAM");
     ASSERT_NEAR(roofs.levels[0].gbps, 15.0, 0);
-    ASSERT_STR_CONTAINS(roofs.notes, "no streaming pass");
+    ASSERT(noted("no streaming pass"));
 }
 
 static void test_backend_failures_are_errors(void) {
