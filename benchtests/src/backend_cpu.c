@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "backend.h"
 #include "disturb.h"
+#include "fmapeak.h"
 #include "hwinfo.h"
 #include "probe_core.h"
 #include "timer.h"
@@ -133,6 +134,40 @@ static int cpu_flush_caches(void) {
     return 0;
 }
 
+/* From the cache sizes sysfs gives for cpu0 (hwinfo.h): L1d and L2 are one
+ * core's, L3 the size one core's slice of the chip shares, all of which a
+ * single thread can fill; then DRAM. A level sysfs does not give is left
+ * out. */
+static int cpu_memory_levels(kb_mem_level *levels, int max) {
+    kb_cpu_info ci;
+    kb_cpu_info_read(&ci);
+    const struct {
+        const char *name;
+        long kib;
+    } caches[] = {{"L1", ci.l1d_kib}, {"L2", ci.l2_kib}, {"L3", ci.l3_kib}};
+    int n = 0;
+    for (size_t i = 0; i < sizeof caches / sizeof *caches && n + 1 < max; ++i) {
+        if (caches[i].kib <= 0) continue;
+        snprintf(levels[n].name, sizeof levels[n].name, "%s", caches[i].name);
+        levels[n++].capacity = (double)caches[i].kib * 1024.0;
+    }
+    if (n >= max) return n;
+    snprintf(levels[n].name, sizeof levels[n].name, "DRAM");
+    levels[n++].capacity = 0.0;
+    return n;
+}
+
+static int cpu_peak_compute(kb_prec p, kb_compute_unit unit, double *gflops, char *how,
+                            size_t how_size, kb_err *err) {
+    (void)err;
+    if (unit == KB_UNIT_MATRIX) {
+        snprintf(how, how_size, "no matrix unit used by kbench's CPU kernels");
+        return 1;
+    }
+    kb_fma_peak(p, gflops, how, how_size);
+    return 0;
+}
+
 static void cpu_identify(char *profile, size_t psize, char *hardware_id, size_t hsize) {
     kb_cpu_info ci;
     kb_cpu_info_read(&ci);
@@ -155,6 +190,8 @@ const kb_backend kb_backend_cpu = {
     .time_stream = cpu_time_stream,
     .time_copy = cpu_time_copy,
     .time_core = cpu_time_core,
+    .memory_levels = cpu_memory_levels,
+    .peak_compute = cpu_peak_compute,
     .flush_caches = cpu_flush_caches,
     .identify = cpu_identify,
     .describe = cpu_describe,

@@ -27,3 +27,13 @@ void kb_compare_variants(const kb_manifest *m, kb_case_result *res, int n) {
         r->cmp.bytes_saved = o->bytes > 0.0 ? 1.0 - r->bytes / o->bytes : 0.0;
     }
 }
+
+void kb_compare_vendor(kb_case_result *res, int n) {
+    for (int i = 0; i < n; ++i) {
+        kb_case_result *r = &res[i];
+        r->vendor_speedup = -1.0;
+        if (strcmp(r->impl_variant, KB_VENDOR_VARIANT) == 0 || !measured(r)) continue;
+        const kb_case_result *v = partner(res, n, r, KB_VENDOR_VARIANT);
+        if (v) r->vendor_speedup = v->stats.median / r->stats.median;
+    }
+}

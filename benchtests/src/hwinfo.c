@@ -82,6 +82,28 @@ static long cache_kib(int index) {
     return kib;
 }
 
+/* The level-1 data cache: the index whose level is 1 and type Data (index0
+ * on Linux's usual order, but the order is not promised). */
+static long l1d_kib(void) {
+    for (int i = 0; i < 8; ++i) {
+        char path[128], type[32] = "";
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+        FILE *f = fopen(path, "r");
+        if (!f) break;
+        int ok = fgets(type, sizeof type, f) != NULL;
+        fclose(f);
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+        f = fopen(path, "r");
+        int level = 0;
+        if (f) {
+            if (fscanf(f, "%d", &level) != 1) level = 0;
+            fclose(f);
+        }
+        if (ok && level == 1 && strncmp(type, "Data", 4) == 0) return cache_kib(i);
+    }
+    return 0;
+}
+
 void kb_cpu_info_read(kb_cpu_info *ci) {
     memset(ci, 0, sizeof *ci);
     read_cpuinfo(ci);
@@ -90,6 +112,7 @@ void kb_cpu_info_read(kb_cpu_info *ci) {
     ci->ncpu = n > 0 ? (int)n : 1;
     ci->l2_kib = cache_kib(2);
     ci->l3_kib = cache_kib(3);
+    ci->l1d_kib = l1d_kib();
 }
 
 void kb_slugify(const char *in, char *out, size_t size) {

@@ -12,6 +12,7 @@ typedef struct kb_cpu_info {
     int family, model, stepping;
     int ncpu;
     long l2_kib, l3_kib;
+    long l1d_kib;  /* the first level's data cache; not part of the hardware id */
     int tsc_mhz;   /* nominal frequency from the boot-time calibration, rounded */
     char isa[160]; /* the vector ISA extensions present, space separated */
 } kb_cpu_info;

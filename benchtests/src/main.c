@@ -354,6 +354,22 @@ static int run_one(driver *d, const kb_case *c, const kb_impl *impl, kb_case_res
     return kb_progress_case_done(kb_report_case_json(r, d->ctx.ab != NULL), err);
 }
 
+/* The case's roofline (roofline.h) under the calibrated roofs. */
+static void place_under_roofs(const driver *d, kb_case_result *r) {
+    kb_roofline *rl = &r->roofline;
+    r->pct_roofline = -1.0;
+    if (r->error || r->skipped) return;
+    if (!d->cal.present || d->cal.roofs.n_levels == 0) {
+        const char *why = d->cal.present ? d->cal.roof_note : d->cal.note;
+        snprintf(rl->why, sizeof rl->why, "%s",
+                 *why ? why : "no calibration read (a calibration run measures the roofs)");
+        return;
+    }
+    if (kb_roofline_of(&d->cal.roofs, d->ctx.prec, r->flops, r->bytes, r->footprint,
+                       d->opt.cold_cache, r->stats.median, rl))
+        r->pct_roofline = rl->pct;
+}
+
 static int run_all(driver *d, kb_case_result *res, int *n, kb_err *err) {
     if (progress_fields(d, err) != 0) return -1;
     for (int i = 0; i < d->manifest.n_cases; ++i) {
@@ -364,7 +380,11 @@ static int run_all(driver *d, kb_case_result *res, int *n, kb_err *err) {
     }
     kb_watchdog_stage(KB_STAGE_FINISH);
     kb_compare_variants(&d->manifest, res, *n);
-    for (int i = 0; i < *n; ++i) res[i].pct_peak_bw = kb_calibration_pct(&d->cal, &res[i]);
+    kb_compare_vendor(res, *n);
+    for (int i = 0; i < *n; ++i) {
+        res[i].pct_peak_bw = kb_calibration_pct(&d->cal, &res[i]);
+        place_under_roofs(d, &res[i]);
+    }
     return 0;
 }
 
@@ -380,6 +400,19 @@ static int skip(const char *why) {
     return EXIT_SKIP;
 }
 
+/* Calibration mode: the machine's roofs (roofs.h), measured after the
+ * calibration cases passed, and the file with both. */
+static int calibrate(const driver *d, const kb_case_result *res, int n, kb_err *err) {
+    static kb_roofs roofs;
+    char how[512];
+    double cases = kb_calibration_cases_best(res, n, how, sizeof how);
+    double t0 = kb_now_s();
+    if (kb_roofs_measure(d->ctx.backend, cases, how, &roofs, err) != 0) return -1;
+    printf("calibration: roofs measured in %.1f s\n", kb_now_s() - t0);
+    kb_report_roofs(stdout, &roofs);
+    return kb_calibration_write(d->calibration_path, &d->ctx, d->profile, res, n, &roofs, err);
+}
+
 static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *err) {
     kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path, baseline_note(d, res, n),
                      &d->cal,      res,     n};
@@ -389,8 +422,7 @@ static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *er
     d->env = NULL;
     cJSON_AddNumberToObject(env, "peak_rss_mib", kb_env_peak_rss_mib());
     int rc = d->opt.update ? record(d, res, n, env, err) : 0;
-    if (rc == 0 && d->opt.calibrate && !failed)
-        rc = kb_calibration_write(d->calibration_path, &d->ctx, d->profile, res, n, err);
+    if (rc == 0 && d->opt.calibrate && !failed) rc = calibrate(d, res, n, err);
     const char *status = rc != 0 ? "error" : failed ? "failed" : "passed";
     if (write_result(d, &rep, status, env, err) != 0) rc = -1;
     if (rc != 0) fprintf(stderr, "kbench: error: %s\n", err->msg);

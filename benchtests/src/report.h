@@ -23,6 +23,9 @@ typedef struct kb_report {
 } kb_report;
 
 void kb_report_table(FILE *f, const kb_report *rep);
+/* The roofs, a line per memory level and per precision's compute figure,
+ * then the notes on figures not measured. */
+void kb_report_roofs(FILE *f, const kb_roofs *roofs);
 /* Prints one readable block per failing case; returns how many failed. */
 int kb_report_failures(FILE *f, const kb_report *rep);
 void kb_report_measurements(FILE *f, const kb_report *rep);

@@ -126,6 +126,32 @@ static cJSON *ab_json(const kb_case_result *r) {
     return o;
 }
 
+/* "pct_roofline" and "roofline" (docs/roofline.md); null when the case has
+ * none, with "roofline_note" saying why. */
+static void add_roofline(cJSON *o, const kb_case_result *r) {
+    const kb_roofline *rl = &r->roofline;
+    if (!rl->present) {
+        cJSON_AddNullToObject(o, "pct_roofline");
+        cJSON_AddNullToObject(o, "roofline");
+        cJSON_AddStringToObject(o, "roofline_note", rl->why);
+        return;
+    }
+    cJSON_AddNumberToObject(o, "pct_roofline", r->pct_roofline);
+    cJSON *j = cJSON_AddObjectToObject(o, "roofline");
+    cJSON_AddNumberToObject(j, "intensity", rl->intensity);
+    cJSON_AddNumberToObject(j, "footprint_bytes", rl->footprint_bytes);
+    cJSON_AddStringToObject(j, "level", rl->level);
+    cJSON_AddStringToObject(j, "bound", rl->bound);
+    cJSON_AddNumberToObject(j, "roof_gbps", rl->roof_gbps);
+    if (rl->compute_unit) {
+        cJSON_AddNumberToObject(j, "compute_gflops", rl->compute_gflops);
+        cJSON_AddStringToObject(j, "compute_unit", rl->compute_unit);
+    } else {
+        cJSON_AddNullToObject(j, "compute_gflops");
+    }
+    cJSON_AddNumberToObject(j, "attainable_gflops", rl->attainable_gflops);
+}
+
 static cJSON *case_json(const kb_case_result *r, int ab) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", r->c->name);
@@ -147,6 +173,11 @@ static cJSON *case_json(const kb_case_result *r, int ab) {
         cJSON_AddNumberToObject(o, "pct_peak_bw", r->pct_peak_bw);
     else
         cJSON_AddNullToObject(o, "pct_peak_bw");
+    add_roofline(o, r);
+    if (r->vendor_speedup >= 0.0)
+        cJSON_AddNumberToObject(o, "vendor_speedup", r->vendor_speedup);
+    else
+        cJSON_AddNullToObject(o, "vendor_speedup");
     if (r->cmp.with) {
         cJSON *cmp = cJSON_AddObjectToObject(o, "comparison");
         cJSON_AddStringToObject(cmp, "with", r->cmp.with);
@@ -190,8 +221,13 @@ static cJSON *calibration_json(const kb_calibration *cal) {
     if (cal && cal->present) {
         cJSON_AddNumberToObject(o, "peak_gbps", cal->peak_gbps);
         cJSON_AddStringToObject(o, "measured_at", cal->measured_at);
+        kb_calibration_add_roofs(o, &cal->roofs, 0);
+        if (cal->roofs.n_levels == 0) cJSON_AddStringToObject(o, "roofline_note", cal->roof_note);
     } else {
         cJSON_AddNullToObject(o, "peak_gbps");
+        cJSON_AddNullToObject(o, "levels");
+        cJSON_AddNullToObject(o, "compute");
+        cJSON_AddNullToObject(o, "matrix");
         cJSON_AddStringToObject(o, "note", cal && *cal->note ? cal->note : "not read");
     }
     return o;

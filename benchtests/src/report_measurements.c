@@ -14,8 +14,9 @@ static void measurement(FILE *f, const kb_case_result *r, const char *what, doub
 
 /* CDash plots a figure missing from a build as 0, so every case sends every
  * figure in every run. A relative figure whose reference is missing is taken
- * against the case itself (ratio 1, pct_peak_bw 100, speedup 1) and its
- * <figure>_available flag says 0; docs/cdash.md lists each one's meaning. */
+ * against the case itself (ratio 1, pct_peak_bw and pct_roofline 100, speedup
+ * and vendor_speedup 1) and its <figure>_available flag says 0;
+ * docs/cdash.md lists each one's meaning. */
 static void baseline_measurements(FILE *f, const kb_case_result *r) {
     const int compared = r->has_base && r->lat.verdict != KB_LAT_RECORDED;
     measurement(f, r, "ratio_available", compared);
@@ -40,11 +41,26 @@ static void bandwidth_measurements(FILE *f, const kb_case_result *r) {
     measurement(f, r, "pct_peak_bw", calibrated ? r->pct_peak_bw : 100.0);
 }
 
+/* The roofline (docs/roofline.md): pct_roofline against 100 when there is
+ * none, and what bounds the case as text ("none" without a roofline),
+ * which CDash shows on the test's page. */
+static void roofline_measurements(FILE *f, const kb_case_result *r) {
+    const int placed = r->pct_roofline >= 0.0;
+    measurement(f, r, "pct_roofline_available", placed);
+    measurement(f, r, "pct_roofline", placed ? r->pct_roofline : 100.0);
+    fprintf(f,
+            "<CTestMeasurement type=\"text/string\" name=\"%s.%s.bound\">%s</CTestMeasurement>\n",
+            r->c->name, r->variant, placed ? r->roofline.bound : "none");
+}
+
 static void comparison_measurements(FILE *f, const kb_case_result *r) {
     const int compared = r->cmp.with != NULL;
     measurement(f, r, "speedup_available", compared);
     measurement(f, r, "speedup", compared ? r->cmp.speedup : 1.0);
     measurement(f, r, "bytes_saved", compared ? r->cmp.bytes_saved : 0.0);
+    const int vendor = r->vendor_speedup >= 0.0;
+    measurement(f, r, "vendor_speedup_available", vendor);
+    measurement(f, r, "vendor_speedup", vendor ? r->vendor_speedup : 1.0);
 }
 
 /* Power and energy have no neutral value: 0 (which no running device
@@ -66,6 +82,7 @@ void kb_report_measurements(FILE *f, const kb_report *rep) {
         ab_measurements(f, r);
         measurement(f, r, "rmse", r->acc.rmse);
         bandwidth_measurements(f, r);
+        roofline_measurements(f, r);
         comparison_measurements(f, r);
         power_measurements(f, r);
     }

@@ -17,18 +17,22 @@ static void print_row(FILE *f, const kb_case_result *r) {
                 r->skipped ? ": " : "", r->skipped ? r->skip_why : "");
         return;
     }
-    char base[32] = "-", ratio[32] = "-", peak[32] = "-";
+    char base[32] = "-", ratio[32] = "-", peak[32] = "-", roof[32] = "-", vendor[32] = "-";
     if (r->has_base) {
         snprintf(base, sizeof base, "%.4f", r->base.median_ms);
         snprintf(ratio, sizeof ratio, "%.3f", r->lat.ratio);
     }
     if (r->pct_peak_bw >= 0.0) snprintf(peak, sizeof peak, "%.0f%%", r->pct_peak_bw);
+    if (r->pct_roofline >= 0.0) snprintf(roof, sizeof roof, "%.0f%%", r->pct_roofline);
+    if (r->vendor_speedup >= 0.0) snprintf(vendor, sizeof vendor, "x%.2f", r->vendor_speedup);
     fprintf(f,
-            "%-22s %-8s %10.4f %8.1f%% %5.1f%% %4dx%-4d %8.2f %5s %8.2f %10s %6s %9.2e %9.2e  %s\n",
+            "%-22s %-8s %10.4f %8.1f%% %5.1f%% %4dx%-4d %8.2f %5s %8.2f %5s %-7s %7s %10s %6s "
+            "%9.2e %9.2e  %s\n",
             r->c->name, r->variant, r->stats.median,
             100.0 * (r->stats.p90 - r->stats.p10) / r->stats.median, 100.0 * r->stats.cv,
-            (int)r->stats.n, r->rounds[r->lat.best].reps, r->gbps, peak, r->gflops, base, ratio,
-            r->acc.rmse, r->acc.max_abs, verdict_text(r));
+            (int)r->stats.n, r->rounds[r->lat.best].reps, r->gbps, peak, r->gflops, roof,
+            r->roofline.present ? r->roofline.bound : "-", vendor, base, ratio, r->acc.rmse,
+            r->acc.max_abs, verdict_text(r));
 }
 
 /* The best round's power and energy, clock limits and device memory, for
@@ -65,13 +69,42 @@ static void print_comparison(FILE *f, const kb_case_result *r) {
             r->bytes * 1e-6, r->cmp.with_bytes * 1e-6);
 }
 
+void kb_report_roofs(FILE *f, const kb_roofs *roofs) {
+    for (int i = 0; i < roofs->n_levels; ++i) {
+        char cap[32];
+        if (roofs->levels[i].level.capacity > 0.0)
+            kb_format_bytes(roofs->levels[i].level.capacity, cap, sizeof cap);
+        else
+            snprintf(cap, sizeof cap, "the rest");
+        fprintf(f, "     %-6s %-9s %9.2f GB/s\n", roofs->levels[i].level.name, cap,
+                roofs->levels[i].gbps);
+    }
+    for (int p = 0; p < KB_PREC_COUNT; ++p) {
+        if (roofs->fma[p].gflops > 0.0)
+            fprintf(f, "     %-6s compute   %9.2f GFLOP/s\n", kb_prec_name((kb_prec)p),
+                    roofs->fma[p].gflops);
+        if (roofs->matrix[p].gflops > 0.0)
+            fprintf(f, "     %-6s matrix    %9.2f GFLOP/s\n", kb_prec_name((kb_prec)p),
+                    roofs->matrix[p].gflops);
+    }
+    for (int i = 0; i < roofs->n_notes; ++i) fprintf(f, "     (%s)\n", roofs->notes[i]);
+}
+
 static void print_calibration(FILE *f, const kb_calibration *cal) {
     if (!cal || (!cal->present && !*cal->note)) return;
-    if (cal->present)
-        fprintf(f, "   %%peak: of %.2f GB/s, the calibrated bandwidth (%s, %s)\n", cal->peak_gbps,
-                cal->file, cal->measured_at);
-    else
-        fprintf(f, "   %%peak: not reported: %s\n", cal->note);
+    if (!cal->present) {
+        fprintf(f, "   %%peak: not reported: %s\n   %%roof: not reported: the same\n", cal->note);
+        return;
+    }
+    fprintf(f, "   %%peak: of %.2f GB/s, the calibrated bandwidth (%s, %s)\n", cal->peak_gbps,
+            cal->file, cal->measured_at);
+    if (cal->roofs.n_levels == 0) {
+        fprintf(f, "   %%roof: not reported: %s\n", cal->roof_note);
+        return;
+    }
+    fprintf(f, "   %%roof: of the attainable rate at the level the case's buffers fit in (same "
+               "calibration; docs/roofline.md):\n");
+    kb_report_roofs(f, &cal->roofs);
 }
 
 void kb_report_table(FILE *f, const kb_report *rep) {
@@ -79,9 +112,9 @@ void kb_report_table(FILE *f, const kb_report *rep) {
     fprintf(f, "   baseline: %s%s%s\n", rep->baseline_path, rep->baseline_note ? " - " : "",
             rep->baseline_note ? rep->baseline_note : "");
     print_calibration(f, rep->cal);
-    fprintf(f, "%-22s %-8s %10s %9s %6s %9s %8s %5s %8s %10s %6s %9s %9s  %s\n", "case", "variant",
-            "median ms", "p10-p90", "cv", "n x reps", "GB/s", "%peak", "GFLOP/s", "base ms",
-            "ratio", "rmse", "max abs", "verdict");
+    fprintf(f, "%-22s %-8s %10s %9s %6s %9s %8s %5s %8s %5s %-7s %7s %10s %6s %9s %9s  %s\n",
+            "case", "variant", "median ms", "p10-p90", "cv", "n x reps", "GB/s", "%peak", "GFLOP/s",
+            "%roof", "bound", "vendor", "base ms", "ratio", "rmse", "max abs", "verdict");
     for (int i = 0; i < rep->n_results; ++i) print_row(f, &rep->results[i]);
     for (int i = 0; i < rep->n_results; ++i) print_comparison(f, &rep->results[i]);
     for (int i = 0; i < rep->n_results; ++i) print_device_notes(f, &rep->results[i]);

@@ -7,6 +7,7 @@
 #include "timer.h"
 #include "watchdog.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,11 @@ static int describe_layout(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
                 c->name, miss.dim, ctx->kernel_name);
         return case_error(r, err.msg);
     }
+    size_t elem = kb_prec_size(ctx->prec);
+    for (int i = 0; i < bf->layout.n_in; ++i)
+        r->footprint += (double)bf->layout.in[i].count * (double)elem;
+    for (int i = 0; i < bf->layout.n_out; ++i)
+        r->footprint += (double)bf->layout.out[i].count * (double)elem;
     return check_layout(ctx, c, &bf->layout, r);
 }
 
@@ -299,6 +305,23 @@ static int read_energy(const kb_backend *b, double *joules) {
     return b->energy_j && b->energy_j(joules) == 0 ? 0 : -1;
 }
 
+/* A profiler range (NVTX, ROCTX) where the backend has them: one around
+ * each case, one around each timed round, for a profiler's timeline. */
+__attribute__((format(printf, 2, 3))) static void range_push(const kb_backend *b, const char *fmt,
+                                                             ...) {
+    if (!b->range_push) return;
+    char name[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(name, sizeof name, fmt, ap);
+    va_end(ap);
+    b->range_push(name);
+}
+
+static void range_pop(const kb_backend *b) {
+    if (b->range_pop) b->range_pop();
+}
+
 /* One round of samples, with the device's power and energy per call over
  * it where the backend has an energy counter. */
 static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r) {
@@ -316,7 +339,10 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
                       : ctx->settings->update ? KB_STAGE_RECORDING
                                               : KB_STAGE_CONFIRMATION;
     kb_watchdog_stage(KB_STAGE_WARMUP);
-    if (kb_sample(&cfg, time_reps, tc, s) != 0) return -1;
+    range_push(ctx->backend, "round %d", i + 1);
+    int rc = kb_sample(&cfg, time_reps, tc, s);
+    range_pop(ctx->backend);
+    if (rc != 0) return -1;
     const double wall = kb_now_s() - t0;
     if (metered && read_energy(ctx->backend, &e1) == 0 && e1 >= e0 && wall > 0.0) {
         r->power_w[i] = (e1 - e0) / wall;
@@ -449,6 +475,8 @@ static int begin_result(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *
     r->c = c;
     r->impl_variant = impl->variant;
     r->pct_peak_bw = -1.0;
+    r->pct_roofline = -1.0;
+    r->vendor_speedup = -1.0;
     snprintf(r->variant, sizeof r->variant, "%s%s", impl->variant,
              ctx->settings->cold_cache ? "+cold" : "");
     kb_err err = {{0}};
@@ -489,9 +517,10 @@ int kb_case_round(kb_case_session *s, int cpu, int move, const kb_sampling *cfg,
     memset(out, 0, sizeof *out);
     if (cpu >= 0) (void)kb_affinity_pin(cpu); /* not allowed there: the scheduler decides */
     if (s->rounds++ > 0 && move && relocate(s->ctx, &s->bf, err) != 0) return -1;
-    if (kb_sample(cfg, time_reps, &s->tc, out) != 0)
-        return kb_fail(err, "the implementation failed while timed");
-    return 0;
+    range_push(s->ctx->backend, "round %d", s->rounds);
+    int rc = kb_sample(cfg, time_reps, &s->tc, out);
+    range_pop(s->ctx->backend);
+    return rc == 0 ? 0 : kb_fail(err, "the implementation failed while timed");
 }
 
 void kb_case_close(kb_case_session *s) {
@@ -547,7 +576,8 @@ static int time_session(kb_case_session *s, kb_case_result *r, kb_err *err) {
 /* In A/B mode the base prepares the case (inputs, reference, checked run)
  * while this side does, and the accuracy is judged again once the base's
  * RMSE is known. */
-void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
+static void run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
+                     kb_case_result *r) {
     kb_watchdog_stage(KB_STAGE_SETUP);
     if (begin_result(ctx, c, impl, r) != 0) return;
     kb_err err = {{0}};
@@ -565,6 +595,12 @@ void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, k
     if (s && time_session(s, r, &err) != 0) case_error(r, err.msg);
     kb_case_close(s);
     if (ctx->ab && kb_ab_close(ctx->ab, &r->ab, &err) != 0 && !r->error) case_error(r, err.msg);
+}
+
+void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {
+    range_push(ctx->backend, "%s.%s.%s", ctx->kernel_name, c->name, impl->variant);
+    run_case(ctx, c, impl, r);
+    range_pop(ctx->backend);
 }
 
 int kb_case_passed(const kb_case_result *r) {

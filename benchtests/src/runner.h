@@ -9,6 +9,7 @@
 #include "baseline.h"
 #include "gate.h"
 #include "manifest.h"
+#include "roofline.h"
 #include "run_settings.h"
 #include "sampler.h"
 #include "stats.h"
@@ -59,7 +60,11 @@ typedef struct kb_case_result {
     double device_mem_mib; /* device memory in use while the case ran; < 0: unknown */
     kb_stats stats;        /* of the best round */
     double gbps, gflops;
-    double pct_peak_bw; /* gbps as % of the backend's calibrated bandwidth; < 0: none */
+    double pct_peak_bw;    /* gbps as % of the backend's calibrated bandwidth; < 0: none */
+    double footprint;      /* bytes of the case's input and output buffers at its precision */
+    kb_roofline roofline;  /* the case under the calibrated roofs (roofline.h) */
+    double pct_roofline;   /* roofline.pct; < 0: no roofline */
+    double vendor_speedup; /* the "vendor" variant's median / this median; < 0: none */
     kb_comparison cmp;
     int has_base;
     kb_baseline_entry base;

@@ -5,9 +5,12 @@
 #      reported; no calibration yet                -> %peak not reported, says why;
 #      but a missing file named by --calibration   -> exit 2 naming it
 #   2. --calibrate                                 -> the calibration cases only, file written
-#   3. a run after it                              -> % of peak bandwidth reported
+#                                                     with the roofs (levels, compute, sweep)
+#   3. a run after it                              -> % of peak bandwidth and % of roofline
+#                                                     reported, with the bound
 #   4. a calibration from other hardware           -> not used, says why
 #   5. a malformed calibration                     -> exit 2 naming the file and field
+#      one written before the roofline (no levels) -> %peak still, %roof not reported, says why
 #   6. --set full                                  -> the full cases only, as <test>.full
 
 foreach(var DRIVER MANIFEST WORK)
@@ -30,6 +33,11 @@ run_driver("variants" 0)
 expect_text("variants" "small onepass vs twopass: speedup x")
 expect_text("variants" "memory traffic 50.0% lower")
 expect_text("variants" "%peak: not reported: no calibration at ${calibration}")
+expect_text("variants" "%roof: not reported")
+expect_json("variants" "${result}" "" cases 0 pct_roofline) # null
+expect_json("variants" "${result}" "" cases 0 vendor_speedup) # null: no vendor variant
+expect_text("variants" "name=\"small.onepass.pct_roofline_available\">0<")
+expect_text("variants" "type=\"text/string\" name=\"small.onepass.bound\">none<")
 expect_text("variants" "name=\"large.onepass.speedup\"")
 expect_json("variants" "${result}" "onepass" cases 1 variant)
 expect_json("variants" "${result}" "twopass" cases 1 comparison with)
@@ -54,12 +62,31 @@ if(NOT n_cases EQUAL 2)
 endif()
 expect_json("calibrate" "${calibration}" "cpu" backend)
 expect_positive("calibrate" "${calibration}" peak_gbps)
+json_get(levels "calibrate" "${calibration}" levels)
+string(JSON n_levels LENGTH "${levels}")
+math(EXPR last "${n_levels} - 1")
+expect_json("calibrate" "${calibration}" "0" levels ${last} capacity_bytes) # memory, last
+expect_positive("calibrate" "${calibration}" levels 0 gbps)
+expect_positive("calibrate" "${calibration}" compute fp32 gflops)
+expect_positive("calibrate" "${calibration}" sweep 0 gbps)
+# peak_gbps is the memory level's figure
+json_get(peak "calibrate" "${calibration}" peak_gbps)
+expect_json("calibrate" "${calibration}" "${peak}" levels ${last} gbps)
 
 run_driver("calibrated" 0)
 expect_text("calibrated" "%peak: of ")
 expect_text("calibrated" "name=\"small.onepass.pct_peak_bw\"")
 expect_positive("calibrated" "${result}" calibration peak_gbps)
 expect_positive("calibrated" "${result}" cases 0 pct_peak_bw)
+expect_text("calibrated" "%roof: of the attainable rate")
+expect_text("calibrated" "name=\"small.onepass.pct_roofline_available\">1<")
+expect_positive("calibrated" "${result}" cases 0 pct_roofline)
+expect_positive("calibrated" "${result}" cases 0 roofline footprint_bytes)
+expect_positive("calibrated" "${result}" cases 0 roofline roof_gbps)
+expect_positive("calibrated" "${result}" calibration levels 0 gbps)
+expect_positive("calibrated" "${result}" calibration compute fp32 gflops)
+json_get(bound "calibrated" "${result}" cases 0 roofline bound)
+expect_text("calibrated" "name=\"small.onepass.bound\">${bound}<")
 
 file(READ "${calibration}" good)
 string(JSON other SET "${good}" hardware_id "\"some other machine\"")
@@ -71,6 +98,18 @@ string(JSON broken SET "${good}" peak_gbps "\"fast\"")
 file(WRITE "${calibration}" "${broken}")
 run_driver("malformed calibration" 2 --case small)
 expect_text("malformed calibration" "${calibration}: field 'peak_gbps': expected a number")
+
+string(JSON broken SET "${good}" levels 0 gbps "-1")
+file(WRITE "${calibration}" "${broken}")
+run_driver("malformed levels" 2 --case small)
+expect_text("malformed levels" "${calibration}: field 'levels[0].gbps': expected a positive number")
+
+string(JSON old REMOVE "${good}" levels)
+file(WRITE "${calibration}" "${old}")
+run_driver("no levels" 0 --case small)
+expect_text("no levels" "%peak: of ")
+expect_text("no levels" "%roof: not reported: no roofline: ${calibration} has no 'levels'")
+expect_json("no levels" "${result}" "" cases 0 pct_roofline) # null
 
 file(WRITE "${calibration}" "${good}")
 run_driver("full set" 0 --set full)

@@ -24,9 +24,13 @@ static const char *const kb_figures[] = {
     "gflops",
     "pct_peak_bw_available",
     "pct_peak_bw",
+    "pct_roofline_available",
+    "pct_roofline",
     "speedup_available",
     "speedup",
     "bytes_saved",
+    "vendor_speedup_available",
+    "vendor_speedup",
     "power_available",
     "power_w",
     "energy_mj",
@@ -48,6 +52,8 @@ static kb_case_result *bare_result(void) {
     r->gbps = 40.0;
     r->gflops = 3.0;
     r->pct_peak_bw = -1.0;
+    r->pct_roofline = -1.0;
+    r->vendor_speedup = -1.0;
     return r;
 }
 
@@ -82,6 +88,20 @@ static double figure(const char *out, const char *name) {
     return v;
 }
 
+/* The text of n16.default.<name> (a text/string measurement); "" when it
+ * is not sent exactly once. */
+static const char *text_figure(const char *out, const char *name, char *buf, size_t size) {
+    char key[128];
+    snprintf(key, sizeof key, "type=\"text/string\" name=\"n16.default.%s\">", name);
+    const char *at = strstr(out, key);
+    buf[0] = '\0';
+    if (!at || strstr(at + 1, key)) return buf;
+    at += strlen(key);
+    size_t len = strcspn(at, "<");
+    snprintf(buf, size, "%.*s", (int)(len < size ? len : size - 1), at);
+    return buf;
+}
+
 static void assert_every_figure_once(const char *out) {
     double v;
     for (int i = 0; i < KB_N_FIGURES; ++i)
@@ -91,7 +111,9 @@ static void assert_every_figure_once(const char *out) {
     for (const char *at = strstr(out, "<CTestMeasurement "); at;
          at = strstr(at + 1, "<CTestMeasurement "))
         ++tags;
-    ASSERT_INT_EQ(tags, KB_N_FIGURES);
+    char bound[32];
+    ASSERT(text_figure(out, "bound", bound, sizeof bound)[0] != '\0');
+    ASSERT_INT_EQ(tags, KB_N_FIGURES + 1); /* and the bound, as text */
 }
 
 static void test_nothing_to_compare_sends_neutral_values(void) {
@@ -107,6 +129,12 @@ static void test_nothing_to_compare_sends_neutral_values(void) {
     ASSERT_NEAR(figure(out, "ab_ci_hi"), 1.0, 0.0);
     ASSERT_NEAR(figure(out, "pct_peak_bw_available"), 0.0, 0.0);
     ASSERT_NEAR(figure(out, "pct_peak_bw"), 100.0, 0.0);
+    ASSERT_NEAR(figure(out, "pct_roofline_available"), 0.0, 0.0);
+    ASSERT_NEAR(figure(out, "pct_roofline"), 100.0, 0.0);
+    char bound[32];
+    ASSERT(strcmp(text_figure(out, "bound", bound, sizeof bound), "none") == 0);
+    ASSERT_NEAR(figure(out, "vendor_speedup_available"), 0.0, 0.0);
+    ASSERT_NEAR(figure(out, "vendor_speedup"), 1.0, 0.0);
     ASSERT_NEAR(figure(out, "speedup_available"), 0.0, 0.0);
     ASSERT_NEAR(figure(out, "speedup"), 1.0, 0.0);
     ASSERT_NEAR(figure(out, "bytes_saved"), 0.0, 0.0);
@@ -129,6 +157,10 @@ static void test_measured_figures_pass_through(void) {
     r->ab.decision.ci_lo = 0.97;
     r->ab.decision.ci_hi = 1.04;
     r->pct_peak_bw = 63.5;
+    r->pct_roofline = 81.5;
+    r->roofline.present = 1;
+    snprintf(r->roofline.bound, sizeof r->roofline.bound, "L2");
+    r->vendor_speedup = 0.7;
     r->cmp.with = "unfused";
     r->cmp.speedup = 1.8;
     r->cmp.bytes_saved = 0.4;
@@ -145,6 +177,12 @@ static void test_measured_figures_pass_through(void) {
     ASSERT_NEAR(figure(out, "ab_ci_hi"), 1.04, 1e-9);
     ASSERT_NEAR(figure(out, "pct_peak_bw_available"), 1.0, 0.0);
     ASSERT_NEAR(figure(out, "pct_peak_bw"), 63.5, 1e-9);
+    ASSERT_NEAR(figure(out, "pct_roofline_available"), 1.0, 0.0);
+    ASSERT_NEAR(figure(out, "pct_roofline"), 81.5, 1e-9);
+    char bound[32];
+    ASSERT(strcmp(text_figure(out, "bound", bound, sizeof bound), "L2") == 0);
+    ASSERT_NEAR(figure(out, "vendor_speedup_available"), 1.0, 0.0);
+    ASSERT_NEAR(figure(out, "vendor_speedup"), 0.7, 1e-9);
     ASSERT_NEAR(figure(out, "speedup_available"), 1.0, 0.0);
     ASSERT_NEAR(figure(out, "speedup"), 1.8, 1e-9);
     ASSERT_NEAR(figure(out, "bytes_saved"), 0.4, 1e-9);

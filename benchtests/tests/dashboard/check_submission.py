@@ -16,7 +16,8 @@ Asserts that
   * Test.xml holds every test that wrote a result JSON to --results, each
     case with every figure kb_report_measurements sends (docs/cdash.md) as a
     numeric NamedMeasurement equal to the JSON's, or to its stand-in where
-    the JSON has none (ratio 1, pct_peak_bw 100, ...), and the JSON attached;
+    the JSON has none (ratio 1, pct_peak_bw 100, ...), the bound as text,
+    and the JSON attached;
   * every test named by --baselined reported a ratio to baseline for each case;
   * with --uploads, Upload.xml carries those files (base64, non-empty);
   * with --coverage, Coverage.xml covers the harness (benchtests/src) and no kernel;
@@ -95,6 +96,8 @@ def expected_figures(case):
     latency = case.get("latency") or {}
     compared = "baseline_median_ms" in latency and latency.get("verdict") != "recorded"
     pct = case.get("pct_peak_bw")
+    roof = case.get("pct_roofline")
+    vendor = case.get("vendor_speedup")
     comparison = case.get("comparison")
     device = case.get("device") or {}
     power = device.get("power_w")
@@ -108,6 +111,10 @@ def expected_figures(case):
         "machine_drift": latency.get("machine_drift"),
         "pct_peak_bw_available": 0 if pct is None else 1,
         "pct_peak_bw": 100 if pct is None else pct,
+        "pct_roofline_available": 0 if roof is None else 1,
+        "pct_roofline": 100 if roof is None else roof,
+        "vendor_speedup_available": 0 if vendor is None else 1,
+        "vendor_speedup": 1 if vendor is None else vendor,
         "speedup_available": 1 if comparison else 0,
         "speedup": comparison["speedup"] if comparison else 1,
         "bytes_saved": comparison["bytes_saved"] if comparison else 0,
@@ -131,6 +138,13 @@ def check_case(chk, test_name, case, found):
               and (value is None or close(float(ms[0].findtext("Value")), float(value))))
         if not ok:
             wrong.append("%s%s" % (prefix, what))
+    # what bounds the case, as text ("none" without a roofline)
+    roofline = case.get("roofline")
+    bound = roofline["bound"] if roofline else "none"
+    ms = found.get(prefix + "bound", [])
+    if not (len(ms) == 1 and ms[0].get("type") == "text/string"
+            and ms[0].findtext("Value") == bound):
+        wrong.append(prefix + "bound")
     chk.expect(not wrong, "%s %s: every figure sent, equal to the JSON's %s"
                % (test_name, prefix[:-1], wrong or ""))
 

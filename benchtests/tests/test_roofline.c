@@ -1,0 +1,119 @@
+/* kb_roofline_of: which level a case's footprint lives in, what bounds it,
+ * and its figure against the attainable rate, on made-up roofs. */
+#include "kb_test.h"
+#include "roofline.h"
+
+#include <string.h>
+
+/* L1 32 KiB at 200 GB/s, L2 1 MiB at 100, DRAM at 20; fp32 100 GFLOP/s,
+ * fp64 50, no fp16 figure. */
+static kb_roofs roofs(void) {
+    kb_roofs r = {.n_levels = 3};
+    r.levels[0] = (kb_level_roof){{"L1", 32768.0}, 200.0, ""};
+    r.levels[1] = (kb_level_roof){{"L2", 1048576.0}, 100.0, ""};
+    r.levels[2] = (kb_level_roof){{"DRAM", 0.0}, 20.0, ""};
+    r.fma[KB_FP32].gflops = 100.0;
+    r.fma[KB_FP64].gflops = 50.0;
+    return r;
+}
+
+static void test_level_is_the_smallest_that_holds_the_footprint(void) {
+    kb_roofs r = roofs();
+    kb_roofline rl;
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 16384.0, 0, 1.0, &rl), 1);
+    ASSERT(strcmp(rl.level, "L1") == 0);
+    /* exactly at a capacity: fits */
+    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 32768.0, 0, 1.0, &rl);
+    ASSERT(strcmp(rl.level, "L1") == 0);
+    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 32769.0, 0, 1.0, &rl);
+    ASSERT(strcmp(rl.level, "L2") == 0);
+    ASSERT_NEAR(rl.roof_gbps, 100.0, 0);
+    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 1048577.0, 0, 1.0, &rl);
+    ASSERT(strcmp(rl.level, "DRAM") == 0);
+    ASSERT(strcmp(rl.bound, "DRAM") == 0);
+    /* cold caches: memory, whatever the footprint */
+    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 1024.0, 1, 1.0, &rl);
+    ASSERT(strcmp(rl.level, "DRAM") == 0);
+}
+
+/* flops 0: the minimal time is bytes / bandwidth. 2e6 bytes from L2 at
+ * 100 GB/s take 20 us: a 40 us median is 50 %. */
+static void test_zero_flops_uses_time(void) {
+    kb_roofs r = roofs();
+    kb_roofline rl;
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP16, 0.0, 2e6, 65536.0, 0, 0.040, &rl), 1);
+    ASSERT_NEAR(rl.pct, 50.0, 1e-9);
+    ASSERT_NEAR(rl.intensity, 0.0, 0);
+    ASSERT_NEAR(rl.attainable_gflops, 0.0, 0);
+    ASSERT(strcmp(rl.bound, "L2") == 0);
+}
+
+/* Intensity 10 flop/byte from DRAM (20 GB/s -> 200 GFLOP/s) is above the
+ * fp32 roof of 100: compute-bound, attainable 100. 1e9 flops at 100
+ * GFLOP/s take 10 ms: a 20 ms median is 50 %. */
+static void test_compute_bound(void) {
+    kb_roofs r = roofs();
+    kb_roofline rl;
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 1e9, 1e8, 1e9, 0, 20.0, &rl), 1);
+    ASSERT(strcmp(rl.bound, "compute") == 0);
+    ASSERT(strcmp(rl.level, "DRAM") == 0);
+    ASSERT_NEAR(rl.intensity, 10.0, 1e-12);
+    ASSERT_NEAR(rl.attainable_gflops, 100.0, 1e-9);
+    ASSERT_NEAR(rl.pct, 50.0, 1e-9);
+    ASSERT(strcmp(rl.compute_unit, "fma") == 0);
+    /* the same in fp64 (roof 50): 20 ms of 20 ms */
+    kb_roofline_of(&r, KB_FP64, 1e9, 1e8, 1e9, 0, 20.0, &rl);
+    ASSERT_NEAR(rl.pct, 100.0, 1e-9);
+}
+
+/* Intensity 1 from DRAM: attainable 20 GFLOP/s, memory-bound; achieved 10
+ * GFLOP/s (1e8 flops in 10 ms) is 50 %, the same as bytes / bandwidth
+ * over the median. */
+static void test_memory_bound(void) {
+    kb_roofs r = roofs();
+    kb_roofline rl;
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 1e8, 1e8, 1e9, 0, 10.0, &rl), 1);
+    ASSERT(strcmp(rl.bound, "DRAM") == 0);
+    ASSERT_NEAR(rl.attainable_gflops, 20.0, 1e-9);
+    ASSERT_NEAR(rl.pct, 50.0, 1e-9);
+}
+
+/* A matrix-unit figure larger than the FMA's is the compute roof. */
+static void test_matrix_roof_when_larger(void) {
+    kb_roofs r = roofs();
+    r.matrix[KB_FP32].gflops = 400.0;
+    kb_roofline rl;
+    kb_roofline_of(&r, KB_FP32, 1e9, 1e6, 1e9, 0, 20.0, &rl);
+    ASSERT_NEAR(rl.compute_gflops, 400.0, 0);
+    ASSERT(strcmp(rl.compute_unit, "matrix") == 0);
+    r.matrix[KB_FP32].gflops = 10.0;
+    kb_roofline_of(&r, KB_FP32, 1e9, 1e6, 1e9, 0, 20.0, &rl);
+    ASSERT_NEAR(rl.compute_gflops, 100.0, 0);
+    ASSERT(strcmp(rl.compute_unit, "fma") == 0);
+}
+
+static void test_no_roofline(void) {
+    kb_roofs r = roofs();
+    kb_roofline rl;
+    /* a precision without a compute figure, for a case with flops */
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP16, 1e6, 1e6, 1e3, 0, 1.0, &rl), 0);
+    ASSERT_STR_CONTAINS(rl.why, "no compute roof");
+    /* no levels */
+    kb_roofs empty = {0};
+    ASSERT_INT_EQ(kb_roofline_of(&empty, KB_FP32, 0.0, 1e6, 1e3, 0, 1.0, &rl), 0);
+    ASSERT_STR_CONTAINS(rl.why, "no bandwidth roofs");
+    ASSERT_INT_EQ(kb_roofline_of(NULL, KB_FP32, 0.0, 1e6, 1e3, 0, 1.0, &rl), 0);
+    /* nothing to place */
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 0.0, 1e3, 0, 1.0, &rl), 0);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 1e6, 1e3, 0, 0.0, &rl), 0);
+}
+
+int main(void) {
+    RUN_TEST(test_level_is_the_smallest_that_holds_the_footprint);
+    RUN_TEST(test_zero_flops_uses_time);
+    RUN_TEST(test_compute_bound);
+    RUN_TEST(test_memory_bound);
+    RUN_TEST(test_matrix_roof_when_larger);
+    RUN_TEST(test_no_roofline);
+    return kb_test_summary();
+}

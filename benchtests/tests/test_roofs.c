@@ -1,0 +1,171 @@
+/* kb_roofs_measure on a made-up backend whose passes take the time a
+ * known hierarchy implies: each level's figure comes from its own window of
+ * the sweep, the runtime's copy counts inside the caches only, and missing
+ * hooks or figures leave notes, not errors. */
+#include "kb_test.h"
+#include "roofs.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* L1 32 KiB, L2 1 MiB, then memory: 200, 100 and 20 GB/s for the scale
+ * pass by working set (both buffers); the copy is twice as fast. */
+static double stream_gbps(size_t bytes) {
+    double ws = 2.0 * (double)bytes;
+    return ws <= 32768.0 ? 200.0 : ws <= 1048576.0 ? 100.0 : 20.0;
+}
+
+static int fake_stream(void *dst, const void *src, size_t bytes, int reps, double *ms) {
+    (void)dst;
+    (void)src;
+    *ms = 2.0 * (double)bytes * reps / (stream_gbps(bytes) * 1e9) * 1e3;
+    return 0;
+}
+
+static int fake_copy(void *dst, const void *src, size_t bytes, int reps, double *ms) {
+    fake_stream(dst, src, bytes, reps, ms);
+    *ms /= 2.0;
+    return 0;
+}
+
+static int levels(kb_mem_level *l, int max) {
+    (void)max;
+    l[0] = (kb_mem_level){"L1", 32768.0};
+    l[1] = (kb_mem_level){"L2", 1048576.0};
+    l[2] = (kb_mem_level){"DRAM", 0.0};
+    return 3;
+}
+
+static int unordered(kb_mem_level *l, int max) {
+    levels(l, max);
+    l[1].capacity = 1024.0;
+    return 3;
+}
+
+/* fp64 and fp32 figures; fp16 declined; no matrix unit; bf16 fails. */
+static int compute(kb_prec p, kb_compute_unit unit, double *gflops, char *how, size_t size,
+                   kb_err *err) {
+    if (p == KB_BF16) return kb_fail(err, "bf16 loop failed");
+    if (unit == KB_UNIT_MATRIX || p == KB_FP16) {
+        snprintf(how, size, "%s", unit == KB_UNIT_MATRIX ? "no matrix unit" : "no fp16 loop");
+        return 1;
+    }
+    *gflops = p == KB_FP64 ? 50.0 : 100.0;
+    snprintf(how, size, "fake loop");
+    return 0;
+}
+
+static int no_bf16(kb_prec p, kb_compute_unit unit, double *gflops, char *how, size_t size,
+                   kb_err *err) {
+    if (p == KB_BF16) {
+        snprintf(how, size, "no bf16 loop");
+        return 1;
+    }
+    return compute(p, unit, gflops, how, size, err);
+}
+
+static void *fake_alloc(size_t bytes, kb_err *err) {
+    (void)err;
+    return malloc(bytes);
+}
+
+static kb_backend backend(void) {
+    return (kb_backend){.name = "fake",
+                        .alloc = fake_alloc,
+                        .release = free,
+                        .time_stream = fake_stream,
+                        .time_copy = fake_copy,
+                        .memory_levels = levels,
+                        .peak_compute = no_bf16};
+}
+
+static kb_roofs roofs;
+
+/* Whether one of the notes holds `text`. */
+static int noted(const char *text) {
+    for (int i = 0; i < roofs.n_notes; ++i)
+        if (strstr(roofs.notes[i], text)) return 1;
+    return 0;
+}
+
+static void test_each_level_from_its_window(void) {
+    kb_backend b = backend();
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(roofs.n_levels, 3);
+    ASSERT_NEAR(roofs.levels[0].gbps, 400.0, 1e-6); /* the copy, inside L1 */
+    ASSERT_NEAR(roofs.levels[1].gbps, 200.0, 1e-6); /* the copy, inside L2 */
+    ASSERT_NEAR(roofs.levels[2].gbps, 20.0, 1e-6);  /* the scale pass past the caches */
+    ASSERT_STR_CONTAINS(roofs.levels[1].how, "(64 KiB, 1 MiB]");
+    ASSERT_STR_CONTAINS(roofs.levels[2].how, "above 3 MiB");
+    /* 4 KiB to 64 MiB (8x the last cache is less), x1.5 between */
+    ASSERT_NEAR(roofs.sweep[0].working_set_bytes, 4096.0, 0);
+    ASSERT_NEAR(roofs.sweep[roofs.n_sweep - 1].working_set_bytes, 64.0 * 1048576.0, 0);
+    ASSERT_INT_EQ(roofs.n_sweep, 29);
+    ASSERT_NEAR(roofs.fma[KB_FP64].gflops, 50.0, 0);
+    ASSERT_NEAR(roofs.fma[KB_FP32].gflops, 100.0, 0);
+    ASSERT_NEAR(roofs.fma[KB_FP16].gflops, 0.0, 0);
+    ASSERT_NEAR(roofs.matrix[KB_FP32].gflops, 0.0, 0);
+    ASSERT(noted("compute fp16: no fp16 loop"));
+    ASSERT(noted("matrix fp32: no matrix unit"));
+}
+
+/* The calibration cases' figure counts for memory where it is larger. */
+static void test_memory_takes_the_cases_when_larger(void) {
+    kb_backend b = backend();
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 30.0, "copy 30 GB/s", &roofs, &err), 0);
+    ASSERT_NEAR(roofs.levels[2].gbps, 30.0, 1e-9);
+    ASSERT_STR_CONTAINS(roofs.levels[2].how, "copy 30 GB/s");
+}
+
+/* Without the runtime's copy, the scale pass alone. */
+static void test_without_copy(void) {
+    kb_backend b = backend();
+    b.time_copy = NULL;
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_NEAR(roofs.levels[0].gbps, 200.0, 1e-6);
+    ASSERT_NEAR(roofs.levels[1].gbps, 100.0, 1e-6);
+}
+
+static void test_missing_hooks_leave_notes(void) {
+    kb_backend b = backend();
+    b.memory_levels = NULL;
+    b.peak_compute = NULL;
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(roofs.n_levels, 0);
+    ASSERT(noted("does not describe its memory hierarchy"));
+    ASSERT(noted("no multiply-add throughput loop"));
+    /* no streaming pass: memory alone, from the cases */
+    b = backend();
+    b.time_stream = NULL;
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(roofs.n_levels, 1);
+    ASSERT_STR_CONTAINS(roofs.levels[0].level.name, "DRAM");
+    ASSERT_NEAR(roofs.levels[0].gbps, 15.0, 0);
+    ASSERT(noted("no streaming pass"));
+}
+
+static void test_backend_failures_are_errors(void) {
+    kb_backend b = backend();
+    b.peak_compute = compute;
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "bf16 loop failed");
+    b = backend();
+    b.memory_levels = unordered;
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "backend 'fake': memory levels: levels not ordered");
+}
+
+int main(void) {
+    RUN_TEST(test_each_level_from_its_window);
+    RUN_TEST(test_memory_takes_the_cases_when_larger);
+    RUN_TEST(test_without_copy);
+    RUN_TEST(test_missing_hooks_leave_notes);
+    RUN_TEST(test_backend_failures_are_errors);
+    return kb_test_summary();
+}
