@@ -247,12 +247,16 @@ static void decade_label(char *out, size_t size, int e) {
 static void grid(kb_buf *b, const chart *ch) {
     const char *attrs = "font-size=\"11\" fill=\"" KB_SVG_MUTED "\"";
     char label[32], anchored[96];
+    /* a label every decade, or every few when there are many */
+    const int xstep = (int)ceil((ch->xhi - ch->xlo) / 12),
+              ystep = (int)ceil((ch->yhi - ch->ylo) / 10);
     for (int e = (int)ch->xlo; e <= (int)ch->xhi; ++e) {
         double x = px(ch, pow(10, e));
         kb_svg_line(b, x, PY0, x, PY1, "#e0e0e0", 1, NULL);
         for (int m = 2; m < 10 && e < ch->xhi; ++m)
             kb_svg_line(b, px(ch, m * pow(10, e)), PY1, px(ch, m * pow(10, e)), PY1 + 4,
                         KB_SVG_MUTED, 1, NULL);
+        if ((e - (int)ch->xlo) % xstep) continue;
         decade_label(label, sizeof label, e);
         snprintf(anchored, sizeof anchored, "class=\"xtick\" text-anchor=\"middle\" %s", attrs);
         kb_svg_text(b, x, PY1 + 18, anchored, label);
@@ -263,6 +267,7 @@ static void grid(kb_buf *b, const chart *ch) {
         for (int m = 2; m < 10 && log10(m) + e < ch->yhi; ++m)
             kb_svg_line(b, PX0 - 4, py(ch, m * pow(10, e)), PX0, py(ch, m * pow(10, e)),
                         KB_SVG_MUTED, 1, NULL);
+        if ((e - (int)ch->ylo) % ystep) continue;
         decade_label(label, sizeof label, e);
         snprintf(anchored, sizeof anchored, "class=\"ytick\" text-anchor=\"end\" %s", attrs);
         kb_svg_text(b, PX0 - 7, y + 4, anchored, label);
