@@ -241,7 +241,15 @@ static int known_status(const char *status) {
     return 0;
 }
 
-/* calibration.levels: [{"name", "capacity_bytes", "gbps", "how"}...]. */
+/* text() for a calibration's "how", which may be null (not said). */
+static int how_text(const cJSON *o, const char **out, const char *file, const char *field,
+                    kb_err *err) {
+    *out = "";
+    return cJSON_IsNull(member(o, "how")) ? 0 : text(o, "how", 0, out, file, field, err);
+}
+
+/* calibration.levels: [{"name", "capacity_bytes", "gbps", "how"}...]; a
+ * level whose gbps is null was not measured and is left out. */
 static int load_levels(kb_sum_test *t, const cJSON *cal, kb_err *err) {
     const cJSON *levels = member(cal, "levels"), *l;
     if (!levels || cJSON_IsNull(levels)) return 0;
@@ -259,14 +267,17 @@ static int load_levels(kb_sum_test *t, const cJSON *cal, kb_err *err) {
             return kb_fail(err, "%s: field '%s': expected an object", t->file, path);
         if (text(l, "name", 1, &c->name, t->file, path, err) != 0 ||
             figure(l, "capacity_bytes", 0, &c->capacity_bytes, INFINITY, t->file, path, err) != 0 ||
-            figure(l, "gbps", 1, &c->gbps, INFINITY, t->file, path, err) != 0 ||
-            text(l, "how", 0, &c->how, t->file, path, err) != 0)
+            figure(l, "gbps", !cJSON_IsNull(member(l, "gbps")), &c->gbps, INFINITY, t->file, path,
+                   err) != 0 ||
+            how_text(l, &c->how, t->file, path, err) != 0)
             return -1;
+        if (isnan(c->gbps)) t->n_levels--;
     }
     return 0;
 }
 
-/* calibration.compute / .matrix: {"<prec>": {"gflops", "how"}}. */
+/* calibration.compute / .matrix: {"<prec>": {"gflops", "how"}}; a null
+ * gflops is left out. */
 static int load_peaks(kb_sum_test *t, const cJSON *cal, const char *key, kb_sum_ceiling *out,
                       int *n, kb_err *err) {
     const cJSON *peaks = member(cal, key), *p;
@@ -285,9 +296,11 @@ static int load_peaks(kb_sum_test *t, const cJSON *cal, const char *key, kb_sum_
         c->capacity_bytes = c->gbps = NAN;
         if (!cJSON_IsObject(p))
             return kb_fail(err, "%s: field '%s': expected an object", t->file, path);
-        if (figure(p, "gflops", 1, &c->gflops, INFINITY, t->file, path, err) != 0 ||
-            text(p, "how", 0, &c->how, t->file, path, err) != 0)
+        if (figure(p, "gflops", !cJSON_IsNull(member(p, "gflops")), &c->gflops, INFINITY, t->file,
+                   path, err) != 0 ||
+            how_text(p, &c->how, t->file, path, err) != 0)
             return -1;
+        if (isnan(c->gflops)) (*n)--; /* not measured */
     }
     return 0;
 }

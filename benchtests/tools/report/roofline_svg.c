@@ -644,6 +644,8 @@ static void title(kb_buf *b, const chart *ch) {
     char s[512];
     snprintf(s, sizeof s, "Roofline \xe2\x80\x94 backend %s \xe2\x80\x94 %d cases plotted",
              ch->backend, ch->n_pts);
+    int cut;
+    s[kb_svg_fit(s, (int)((WIDTH - 2 * MARGIN) / (KB_SVG_SANS_EM * 17)), &cut)] = '\0';
     kb_svg_text(b, MARGIN, 28, "font-size=\"17\" font-weight=\"bold\" fill=\"" KB_SVG_INK "\"", s);
     kb_svg_text(b, MARGIN, 48, "font-size=\"12\" fill=\"" KB_SVG_MUTED "\"",
                 "achieved GFLOP/s against FLOP per byte; a case under a sloped line is bound by "
