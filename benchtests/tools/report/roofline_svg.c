@@ -225,7 +225,7 @@ static void ranges(chart *ch) {
     ch->xlo = floor(xl), ch->xhi = ceil(xh);
     ch->ylo = floor(yl), ch->yhi = yh;
     while (ch->xhi - ch->xlo < 3) ch->xhi - ch->xlo == 2 ? --ch->xlo : ++ch->xhi;
-    while (ch->yhi - ch->ylo < 2.5) --ch->ylo;
+    while (ch->yhi - ch->ylo < 2) --ch->ylo;
 }
 
 static double px(const chart *ch, double v) {
@@ -609,10 +609,11 @@ static double notes(kb_buf *b, const chart *ch, double y) {
     const char *muted = "font-size=\"11\" fill=\"" KB_SVG_MUTED "\"";
     char s[1024];
     if (ch->ceilings)
-        snprintf(
-            s, sizeof s, "Ceilings: the calibration in %s's result (%s%s%s).", ch->ceilings->name,
-            *ch->ceilings->calibration_file ? ch->ceilings->calibration_file : "file not named",
-            *ch->ceilings->calibrated_at ? ", measured " : "", ch->ceilings->calibrated_at);
+        snprintf(s, sizeof s, "Ceilings: the calibration in %s's result%s%s, from %s.",
+                 ch->ceilings->name, *ch->ceilings->calibrated_at ? ", measured " : "",
+                 ch->ceilings->calibrated_at,
+                 *ch->ceilings->calibration_file ? ch->ceilings->calibration_file
+                                                 : "a file it does not name");
     else
         snprintf(s, sizeof s,
                  "No ceilings: no %s result carries calibration levels or compute peaks (run "
