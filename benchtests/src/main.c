@@ -17,6 +17,7 @@
 #include "options.h"
 #include "partner.h"
 #include "pathname.h"
+#include "profile.h"
 #include "progress.h"
 #include "report.h"
 #include "runner.h"
@@ -65,6 +66,10 @@ static int selected(const driver *d, const kb_case *c) {
     for (int i = 0; i < d->manifest.n_calibration; ++i)
         if (d->manifest.calibration[i] == c) return 1;
     return 0;
+}
+
+static int selected_case(const void *d, const kb_case *c) {
+    return selected(d, c);
 }
 
 static int count_selected(const driver *d) {
@@ -227,7 +232,7 @@ static int resolve_names(driver *d, kb_err *err) {
 /* Whether this invocation runs the test and writes <results>/<test>.json
  * (not --list, --print-profile or --partner, and a results directory set). */
 static int writes_result(const kb_options *o) {
-    return !o->list && !o->print_profile && !o->partner && *o->results_dir;
+    return !o->list && !o->print_profile && !o->partner && !o->profile_with && *o->results_dir;
 }
 
 /* The previous run's result goes at once: whatever stops this run, it is
@@ -319,6 +324,7 @@ static int fail(const driver *d, const char *msg) {
 static const char *baseline_note(const driver *d, const kb_case_result *res, int n) {
     static char note[1200];
     if (d->opt.calibrate) return "calibration run: latency not gated";
+    if (d->opt.profiled_by) return "run under a profiler (--profile-with): latency not gated";
     if (d->ctx.ab) return d->ab_note;
     if (!d->baseline.root) return "no baseline file: latency not gated";
     for (int i = 0; i < n; ++i) {
@@ -490,8 +496,9 @@ static int open_references(driver *d, const char *argv0, kb_err *err) {
     if (!ab && d->opt.baseline_file && !d->opt.update &&
         check_given_file("--baseline", d->baseline_path, err) != 0)
         return -1;
-    if (!ab && kb_baseline_open_for(&d->baseline, d->baseline_path, d->manifest.name, d->profile,
-                                    err) != 0)
+    if (!ab && !d->opt.profiled_by &&
+        kb_baseline_open_for(&d->baseline, d->baseline_path, d->manifest.name, d->profile, err) !=
+            0)
         return -1;
     if (d->opt.calibration && check_given_file("--calibration", d->calibration_path, err) != 0)
         return -1;
@@ -548,6 +555,11 @@ int main(int argc, char **argv) {
     if (d.opt.list) {
         list_cases(&d, d.ctx.prec);
         return EXIT_PASS;
+    }
+    if (d.opt.profile_with) {
+        kb_profile_job job = {&d.opt,        &d.manifest, d.test_name, d.impls, d.n_impls,
+                              selected_case, &d,          argc,        argv};
+        return resolve_test_name(&d, &err) != 0 ? error_exit(err.msg) : kb_profile_run(&job);
     }
     if (d.opt.partner)
         return kb_serve(&d.ctx, d.impls, d.n_impls, &err) == 0 ? EXIT_PASS : error_exit(err.msg);

@@ -43,6 +43,8 @@ enum {
     OPT_PARTNER,
     OPT_TIMEOUT,
     OPT_REQUIRE_DEVICE,
+    OPT_PROFILE_WITH,
+    OPT_PROFILED_BY,
 };
 
 static const struct option long_options[] = {
@@ -83,6 +85,8 @@ static const struct option long_options[] = {
     {"partner", no_argument, NULL, OPT_PARTNER},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"require-device", no_argument, NULL, OPT_REQUIRE_DEVICE},
+    {"profile-with", required_argument, NULL, OPT_PROFILE_WITH},
+    {"profiled-by", required_argument, NULL, OPT_PROFILED_BY},
     {NULL, 0, NULL, 0},
 };
 
@@ -130,6 +134,12 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --require-device       env KBENCH_REQUIRE_DEVICE=1: a backend without a\n"
             "                             usable device or driver is an error (exit 2), not\n"
             "                             a skip (exit 77)\n"
+            "      --profile-with TOOL    nsys, ncu (cuda) or perf: re-run the one selected\n"
+            "                             case (--case, --variant) under the tool, not gated,\n"
+            "                             its output beside the result:\n"
+            "                             <results dir>/<test>.<case>.<variant>.nsys-rep,\n"
+            "                             .ncu-rep or .perf.data (docs/profiling.md)\n"
+            "      --profiled-by TOOL     set by --profile-with on the run it starts\n"
             "A/B mode (build/bin/kbench-ab sets these; docs/ab.md):\n"
             "      --ab-base DIR          env KBENCH_AB_BASE: compare with the driver of the\n"
             "                             same name in DIR, measured interleaved, not with\n"
@@ -240,6 +250,33 @@ static int read_env(kb_options *o, kb_err *err) {
     return 0;
 }
 
+/* One of the profilers --profile-with knows. */
+static int set_tool(const char **field, const char *v, const char *what, kb_err *err) {
+    static const char *const tools[] = {"nsys", "ncu", "perf"};
+    for (size_t i = 0; i < sizeof tools / sizeof *tools; ++i)
+        if (strcmp(v, tools[i]) == 0) {
+            *field = tools[i];
+            return 0;
+        }
+    return kb_fail(err, "%s: unknown tool '%s' (" KB_PROFILE_TOOLS ")", what, v);
+}
+
+/* What --profile-with cannot be combined with: it re-runs one case of the
+ * kernel, measured under the tool, and records nothing. */
+static int check_profile(const kb_options *o, kb_err *err) {
+    const char *clash = o->calibrate     ? "--calibrate (profile a kernel's case, not the machine)"
+                        : o->update      ? "recording baselines (--update-baselines or "
+                                           "KBENCH_UPDATE_BASELINES=1): timings under a profiler "
+                                           "are not a baseline"
+                        : o->ab_base     ? "A/B mode (--ab-base or KBENCH_AB_BASE)"
+                        : o->partner     ? "--partner"
+                        : o->profiled_by ? "--profiled-by"
+                                         : NULL;
+    if (o->profile_with && clash)
+        return kb_fail(err, "--profile-with %s: not with %s", o->profile_with, clash);
+    return 0;
+}
+
 static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     kb_sampling *s = &o->sampling;
     switch (opt) {
@@ -291,6 +328,8 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_TIMEOUT:
         return parse_double(arg, 0.0, KB_TIMEOUT_MAX_S, &o->timeout_s, "--timeout", err);
     case OPT_REQUIRE_DEVICE: o->require_device = 1; return 0;
+    case OPT_PROFILE_WITH: return set_tool(&o->profile_with, arg, "--profile-with", err);
+    case OPT_PROFILED_BY: return set_tool(&o->profiled_by, arg, "--profiled-by", err);
     default: return kb_fail(err, "unknown option (see --help)");
     }
 }
@@ -342,5 +381,6 @@ int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err) {
     if (o->gate.ab_min_pairs > o->gate.ab_max_pairs)
         return kb_fail(err, "--ab-min-pairs %d is above --ab-max-pairs %d", o->gate.ab_min_pairs,
                        o->gate.ab_max_pairs);
-    return 0;
+    if (o->profiled_by) o->update = 0; /* a run under a profiler records nothing */
+    return check_profile(o, err);
 }

@@ -43,7 +43,14 @@ typedef struct kb_options {
     int partner;           /* serve as the base of an A/B head (partner.h) */
     double timeout_s;      /* the test's time limit (watchdog.h); 0: none */
     int require_device;    /* a backend without a usable device is an error, not a skip */
+    /* Profiling (docs/profiling.md): re-run the one selected case under a
+     * tool (profile.h); the child run is told which tool runs it. */
+    const char *profile_with; /* "nsys", "ncu" or "perf"; NULL: not profiling */
+    const char *profiled_by;  /* set by --profile-with for its child: no gate, no recording */
 } kb_options;
+
+/* The tools --profile-with runs, in the order the messages list them. */
+#define KB_PROFILE_TOOLS "nsys, ncu or perf"
 
 /* Fills o from the environment and argv. Returns 0, or -1 with a message
  * naming the option or variable. */

@@ -7,7 +7,8 @@
 #   2. kbench-report                                 -> exit 0, four files
 #   3. summary.json                                  -> the results' figures
 #   4. summary.md, regressions.md, summary.svg       -> failure listed first,
-#      the rule, well-formed SVG with a row and a ratio mark per test
+#      the rule, well-formed SVG with a row and a ratio mark per test;
+#      roofline-cpu.svg well-formed, a point per case with flops
 #   5. malformed result, missing field, empty and missing directory, --out
 #      onto the results, unknown option              -> exit 2, says why
 
@@ -187,6 +188,41 @@ endif()
 string(FIND "${chart}" "pair.&lt;odd &amp; &quot;name&quot;&gt;" at)
 if(at EQUAL -1)
   message(FATAL_ERROR "summary.svg: the test name '${odd}' is not escaped")
+endif()
+
+# The roofline chart of the real results (roofline_check.py checks its
+# geometry on hand-made ones): well-formed, one point per case of the
+# pair tests (the calibration's left out) that did floating-point work.
+set(roofline "${report}/roofline-cpu.svg")
+execute_process(COMMAND "${XMLLINT}" --noout "${roofline}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "roofline-cpu.svg is missing or not well-formed XML: ${err}")
+endif()
+set(with_flops 0)
+foreach(file IN LISTS result_files)
+  file(READ "${file}" result)
+  string(JSON set ERROR_VARIABLE none GET "${result}" case_set)
+  if(set STREQUAL "calibration")
+    continue()
+  endif()
+  string(JSON n LENGTH "${result}" cases)
+  math(EXPR last "${n} - 1")
+  foreach(j RANGE 0 ${last})
+    string(JSON gflops ERROR_VARIABLE none GET "${result}" cases ${j} gflops)
+    if(gflops MATCHES "^[0-9.eE+-]+$" AND gflops GREATER 0)
+      math(EXPR with_flops "${with_flops} + 1")
+    endif()
+  endforeach()
+endforeach()
+file(READ "${roofline}" roofline_svg)
+string(REGEX MATCHALL "<g class=\"point" points "${roofline_svg}")
+list(LENGTH points n_points)
+if(NOT n_points EQUAL with_flops OR n_points EQUAL 0)
+  message(FATAL_ERROR "roofline-cpu.svg: ${n_points} points for ${with_flops} cases with flops")
+endif()
+string(FIND "${md}" "![roofline roofline-cpu.svg](roofline-cpu.svg)" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "summary.md: no link to roofline-cpu.svg")
 endif()
 
 # ---- 5. bad input

@@ -1,8 +1,8 @@
 /* kbench-report: the run report. Reads every <test>.json a ctest run left in
  * the results directory, prints one table of all cases (failures first) and
- * writes summary.json, summary.md, regressions.md and summary.svg into the
- * report directory; or, with --format gbench, the run in Google Benchmark's
- * JSON format. The parts are in report/ (summary.h). */
+ * writes summary.json, summary.md, regressions.md, summary.svg and a
+ * roofline chart per backend into the report directory; or, with --format gbench, the run in Google
+ * Benchmark's JSON format. The parts are in report/ (summary.h). */
 #define _GNU_SOURCE
 #include "atomicfile.h"
 #include "report/summary.h"
@@ -23,8 +23,9 @@ static int usage(FILE *f) {
     fprintf(f, "usage: kbench-report RESULTS_DIR [--out DIR] [--format summary|gbench]\n"
                "                    [--gbench-aggregates-only]\n"
                "  RESULTS_DIR  the results of a ctest run (build/kbench-results)\n"
-               "  --out DIR    where to write summary.json, summary.md, regressions.md and\n"
-               "               summary.svg (default: RESULTS_DIR/../kbench-report)\n"
+               "  --out DIR    where to write summary.json, summary.md, regressions.md,\n"
+               "               summary.svg and roofline-<backend>.svg per backend\n"
+               "               (default: RESULTS_DIR/../kbench-report)\n"
                "  --format F   summary (default): print every case, failed ones first, and\n"
                "               write the files above; gbench: print the run in Google\n"
                "               Benchmark's JSON format (compare.py, Bencher, github-action-\n"
@@ -166,21 +167,50 @@ static int check_out(const char *results, const char *out, kb_err *err) {
     return kb_mkdir_p(out, err);
 }
 
-#define N_FILES 4
-static const char *const file_names[N_FILES] = {"summary.json", "summary.md", "regressions.md",
+#define N_FIXED   4
+#define MAX_FILES (N_FIXED + 16)
+static const char *const file_names[N_FIXED] = {"summary.json", "summary.md", "regressions.md",
                                                 "summary.svg"};
 
-/* The four files go together: every text is made, and every target checked
- * (a directory in the way), before the first is replaced, so that a report
+/* The files' names and texts: the four, then a roofline chart per backend.
+ * Returns how many; a NULL text is out of memory. */
+static int make_texts(const kb_sum_run *run, char names[][300], char **texts) {
+    const char *backends[MAX_FILES - N_FIXED];
+    int n = kb_sum_backends(run, backends, MAX_FILES - N_FIXED);
+    texts[0] = kb_sum_json_text(run);
+    texts[1] = kb_sum_md_text(run);
+    texts[2] = kb_sum_regressions_text(run);
+    texts[3] = kb_sum_svg_text(run);
+    for (int i = 0; i < N_FIXED; ++i) snprintf(names[i], sizeof names[i], "%s", file_names[i]);
+    for (int i = 0; i < n; ++i) {
+        kb_sum_roofline_file(backends[i], names[N_FIXED + i], sizeof names[N_FIXED + i]);
+        texts[N_FIXED + i] = kb_sum_roofline_svg_text(run, backends[i]);
+    }
+    return N_FIXED + n;
+}
+
+/* Two backends whose names differ only in characters a file name does not
+ * take would write one chart. */
+static int check_names(char names[][300], int n, kb_err *err) {
+    for (int i = N_FIXED; i < n; ++i)
+        for (int j = N_FIXED; j < i; ++j)
+            if (strcmp(names[i], names[j]) == 0)
+                return kb_fail(err, "two backends' roofline charts would both be %s: rename one",
+                               names[i]);
+    return 0;
+}
+
+/* The files go together: every text is made, and every target checked (a
+ * directory in the way), before the first is replaced, so that a report
  * that cannot be written leaves the previous one whole, not half replaced. */
 static int write_files(const kb_sum_run *run, const char *results, const char *dir, kb_err *err) {
-    char *texts[N_FILES] = {kb_sum_json_text(run), kb_sum_md_text(run),
-                            kb_sum_regressions_text(run), kb_sum_svg_text(run)};
-    char paths[N_FILES][KB_PATH_MAX + 32];
-    int rc = 0;
-    for (int i = 0; i < N_FILES && rc == 0; ++i) {
+    char names[MAX_FILES][300], *texts[MAX_FILES] = {0};
+    char paths[MAX_FILES][KB_PATH_MAX + 320];
+    const int n = make_texts(run, names, texts);
+    int rc = check_names(names, n, err);
+    for (int i = 0; i < n && rc == 0; ++i) {
         struct stat st;
-        snprintf(paths[i], sizeof paths[i], "%s/%s", dir, file_names[i]);
+        snprintf(paths[i], sizeof paths[i], "%s/%.299s", dir, names[i]);
         if (!texts[i])
             rc = kb_fail(err, "%s: out of memory", paths[i]);
         else if (stat(paths[i], &st) == 0 && !S_ISREG(st.st_mode))
@@ -188,10 +218,10 @@ static int write_files(const kb_sum_run *run, const char *results, const char *d
                          paths[i]);
     }
     if (rc == 0) rc = check_out(results, dir, err);
-    for (int i = 0; i < N_FILES && rc == 0; ++i)
+    for (int i = 0; i < n && rc == 0; ++i)
         if ((rc = kb_write_file_atomic(paths[i], texts[i], err)) == 0)
             printf("wrote %s\n", paths[i]);
-    for (int i = 0; i < N_FILES; ++i) free(texts[i]);
+    for (int i = 0; i < n; ++i) free(texts[i]);
     return rc;
 }
 

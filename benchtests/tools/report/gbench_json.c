@@ -100,6 +100,8 @@ static void add_counters(cJSON *o, const kb_sum_case *c, double ms) {
     if (isfinite(c->gflops * scale)) cJSON_AddNumberToObject(o, "GFLOP/s", c->gflops * scale);
     if (isfinite(c->pct_peak * scale))
         cJSON_AddNumberToObject(o, "pct_peak_bw", c->pct_peak * scale);
+    if (isfinite(c->pct_roofline * scale))
+        cJSON_AddNumberToObject(o, "pct_roofline", c->pct_roofline * scale);
     if (isfinite(c->rmse)) cJSON_AddNumberToObject(o, "rmse", c->rmse);
     if (isfinite(c->max_abs)) cJSON_AddNumberToObject(o, "max_abs", c->max_abs);
 }

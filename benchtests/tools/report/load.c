@@ -115,6 +115,31 @@ static int load_comparison(const cJSON *c, kb_sum_case *k, const char *file, con
     return number(cmp, "bytes_saved", 0, &k->bytes_saved, file, path, err);
 }
 
+/* The case's roofline (null or absent: none). A present one is checked as
+ * strictly as the other figures: the chart places the case by it. */
+static int load_roofline(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
+                         kb_err *err) {
+    const cJSON *roof = member(c, "roofline");
+    char path[64];
+    snprintf(path, sizeof path, "%s.roofline", field);
+    if (figure(c, "pct_roofline", 0, &k->pct_roofline, INFINITY, file, field, err) != 0 ||
+        figure(c, "vendor_speedup", 0, &k->vendor_speedup, INFINITY, file, field, err) != 0)
+        return -1;
+    if (!roof || cJSON_IsNull(roof)) return 0;
+    if (!cJSON_IsObject(roof))
+        return kb_fail(err, "%s: field '%s': expected an object or null", file, path);
+    static const char *const keys[] = {"intensity", "footprint_bytes", "roof_gbps",
+                                       "compute_gflops", "attainable_gflops"};
+    double *outs[] = {&k->intensity, &k->footprint_bytes, &k->roof_gbps, &k->compute_gflops,
+                      &k->attainable_gflops};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
+        if (figure(roof, keys[i], i == 0, outs[i], INFINITY, file, path, err) != 0) return -1;
+    if (text(roof, "level", 0, &k->level, file, path, err) != 0 ||
+        text(roof, "bound", 1, &k->bound, file, path, err) != 0)
+        return -1;
+    return 0;
+}
+
 /* The figures of a case that ran (one that failed with an error or was
  * skipped has none). */
 static int load_figures(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
@@ -124,7 +149,8 @@ static int load_figures(const cJSON *c, kb_sum_case *k, const char *file, const 
         figure(c, "gflops", 1, &k->gflops, INFINITY, file, field, err) != 0 ||
         figure(c, "pct_peak_bw", 0, &k->pct_peak, INFINITY, file, field, err) != 0)
         return -1;
-    if (load_accuracy(c, k, file, field, err) != 0 || load_latency(c, k, file, field, err) != 0)
+    if (load_accuracy(c, k, file, field, err) != 0 || load_latency(c, k, file, field, err) != 0 ||
+        load_roofline(c, k, file, field, err) != 0)
         return -1;
     return load_comparison(c, k, file, field, err);
 }
@@ -132,12 +158,33 @@ static int load_figures(const cJSON *c, kb_sum_case *k, const char *file, const 
 static void clear_case(kb_sum_case *k) {
     memset(k, 0, sizeof *k);
     k->name = k->variant = k->verdict = k->error = k->acc_failures = k->compare_to = "";
-    k->drift_probe = "";
-    double *figures[] = {&k->median_ms, &k->gbps,      &k->gflops,      &k->pct_peak,
-                         &k->rmse,      &k->max_abs,   &k->ratio,       &k->first_ratio,
-                         &k->base_ms,   &k->base_rmse, &k->p_value,     &k->noise,
-                         &k->drift,     &k->speedup,   &k->bytes_saved, &k->ab_lo,
-                         &k->ab_hi,     &k->ab_pairs,  &k->record_noise};
+    k->drift_probe = k->level = k->bound = "";
+    double *figures[] = {&k->median_ms,
+                         &k->gbps,
+                         &k->gflops,
+                         &k->pct_peak,
+                         &k->rmse,
+                         &k->max_abs,
+                         &k->ratio,
+                         &k->first_ratio,
+                         &k->base_ms,
+                         &k->base_rmse,
+                         &k->p_value,
+                         &k->noise,
+                         &k->drift,
+                         &k->speedup,
+                         &k->bytes_saved,
+                         &k->ab_lo,
+                         &k->ab_hi,
+                         &k->ab_pairs,
+                         &k->record_noise,
+                         &k->pct_roofline,
+                         &k->vendor_speedup,
+                         &k->intensity,
+                         &k->footprint_bytes,
+                         &k->roof_gbps,
+                         &k->compute_gflops,
+                         &k->attainable_gflops};
     for (size_t i = 0; i < sizeof figures / sizeof *figures; ++i) *figures[i] = NAN;
 }
 
@@ -194,6 +241,85 @@ static int known_status(const char *status) {
     return 0;
 }
 
+/* text() for a calibration's "how", which may be null (not said). */
+static int how_text(const cJSON *o, const char **out, const char *file, const char *field,
+                    kb_err *err) {
+    *out = "";
+    return cJSON_IsNull(member(o, "how")) ? 0 : text(o, "how", 0, out, file, field, err);
+}
+
+/* calibration.levels: [{"name", "capacity_bytes", "gbps", "how"}...]; a
+ * level whose gbps is null was not measured and is left out. */
+static int load_levels(kb_sum_test *t, const cJSON *cal, kb_err *err) {
+    const cJSON *levels = member(cal, "levels"), *l;
+    if (!levels || cJSON_IsNull(levels)) return 0;
+    if (!cJSON_IsArray(levels))
+        return kb_fail(err, "%s: field 'calibration.levels': expected an array or null", t->file);
+    cJSON_ArrayForEach(l, levels) {
+        char path[64];
+        snprintf(path, sizeof path, "calibration.levels[%d]", t->n_levels);
+        if (t->n_levels == KB_SUM_MAX_CEILINGS)
+            return kb_fail(err, "%s: field '%s': more than %d levels", t->file, path,
+                           KB_SUM_MAX_CEILINGS);
+        kb_sum_ceiling *c = &t->levels[t->n_levels++];
+        c->gflops = NAN;
+        if (!cJSON_IsObject(l))
+            return kb_fail(err, "%s: field '%s': expected an object", t->file, path);
+        if (text(l, "name", 1, &c->name, t->file, path, err) != 0 ||
+            figure(l, "capacity_bytes", 0, &c->capacity_bytes, INFINITY, t->file, path, err) != 0 ||
+            figure(l, "gbps", !cJSON_IsNull(member(l, "gbps")), &c->gbps, INFINITY, t->file, path,
+                   err) != 0 ||
+            how_text(l, &c->how, t->file, path, err) != 0)
+            return -1;
+        if (isnan(c->gbps)) t->n_levels--;
+    }
+    return 0;
+}
+
+/* calibration.compute / .matrix: {"<prec>": {"gflops", "how"}}; a null
+ * gflops is left out. */
+static int load_peaks(kb_sum_test *t, const cJSON *cal, const char *key, kb_sum_ceiling *out,
+                      int *n, kb_err *err) {
+    const cJSON *peaks = member(cal, key), *p;
+    char path[96];
+    snprintf(path, sizeof path, "calibration.%s", key);
+    if (!peaks || cJSON_IsNull(peaks)) return 0;
+    if (!cJSON_IsObject(peaks))
+        return kb_fail(err, "%s: field '%s': expected an object or null", t->file, path);
+    cJSON_ArrayForEach(p, peaks) {
+        snprintf(path, sizeof path, "calibration.%s.%.40s", key, p->string);
+        if (*n == KB_SUM_MAX_CEILINGS)
+            return kb_fail(err, "%s: field '%s': more than %d precisions", t->file, path,
+                           KB_SUM_MAX_CEILINGS);
+        kb_sum_ceiling *c = &out[(*n)++];
+        c->name = p->string;
+        c->capacity_bytes = c->gbps = NAN;
+        if (!cJSON_IsObject(p))
+            return kb_fail(err, "%s: field '%s': expected an object", t->file, path);
+        if (figure(p, "gflops", !cJSON_IsNull(member(p, "gflops")), &c->gflops, INFINITY, t->file,
+                   path, err) != 0 ||
+            how_text(p, &c->how, t->file, path, err) != 0)
+            return -1;
+        if (isnan(c->gflops)) (*n)--; /* not measured */
+    }
+    return 0;
+}
+
+/* The machine's ceilings, from the result's "calibration" object (absent
+ * in older results, and its parts absent when nothing was measured). */
+static int load_calibration(kb_sum_test *t, kb_err *err) {
+    const cJSON *cal;
+    t->calibration_file = t->calibrated_at = "";
+    if (kb_json_object(t->root, "calibration", 0, &cal, t->file, "", err) != 0) return -1;
+    if (!cal) return 0;
+    if (text(cal, "file", 0, &t->calibration_file, t->file, "calibration", err) != 0 ||
+        text(cal, "measured_at", 0, &t->calibrated_at, t->file, "calibration", err) != 0 ||
+        load_levels(t, cal, err) != 0)
+        return -1;
+    if (load_peaks(t, cal, "compute", t->compute, &t->n_compute, err) != 0) return -1;
+    return load_peaks(t, cal, "matrix", t->matrix, &t->n_matrix, err);
+}
+
 static int load_test_fields(kb_sum_test *t, kb_err *err) {
     const cJSON *r = t->root;
     const char *f = t->file;
@@ -217,6 +343,7 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
                        "%s: field 'status': '%s' is not 'passed', 'failed', 'error', 'running', "
                        "'timeout' or 'crashed'",
                        f, t->status);
+    if (load_calibration(t, err) != 0) return -1;
     return load_cases(t, err);
 }
 

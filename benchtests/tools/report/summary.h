@@ -28,7 +28,22 @@ typedef struct kb_sum_case {
     double ab_lo, ab_hi, ab_pairs;                 /* A/B: the ratio's 95 % interval, pairs */
     double record_noise;                           /* update mode: the noise of the rounds */
     double speedup, bytes_saved;                   /* against compare_to */
+    /* The roofline (docs/report.md): NAN and "" where the result has none
+     * (results written before it, a case with no roofline). */
+    double pct_roofline, vendor_speedup;
+    double intensity, footprint_bytes, roof_gbps, compute_gflops, attainable_gflops;
+    const char *level, *bound; /* the level its working set lives in; what bounds it */
 } kb_sum_case;
+
+/* A ceiling of the machine from a result's calibration: a memory level's
+ * bandwidth (gbps) or a precision's compute peak (gflops). */
+typedef struct kb_sum_ceiling {
+    const char *name; /* "L1", "DRAM"...; or the precision */
+    double capacity_bytes, gbps, gflops;
+    const char *how;
+} kb_sum_ceiling;
+
+#define KB_SUM_MAX_CEILINGS 16
 
 /* How a test reads at a glance (summary.md, summary.svg). */
 typedef enum kb_sum_class {
@@ -46,6 +61,12 @@ typedef struct kb_sum_test {
     const char *mode, *ab_base; /* "baseline" or "ab" ("" in older results); the A/B base */
     double latency_tol, accuracy_drift;
     const cJSON *env; /* the result's "environment" object, or NULL */
+    /* the machine's ceilings from the result's "calibration" (none when it
+     * has no "levels", "compute" or "matrix") */
+    kb_sum_ceiling levels[KB_SUM_MAX_CEILINGS], compute[KB_SUM_MAX_CEILINGS],
+        matrix[KB_SUM_MAX_CEILINGS];
+    int n_levels, n_compute, n_matrix;
+    const char *calibration_file, *calibrated_at;
     kb_sum_case *cases;
     int n_cases;
     /* derived (kb_sum_digest) */
@@ -103,6 +124,15 @@ char *kb_sum_json_text(const kb_sum_run *run);        /* summary_json.c */
 char *kb_sum_md_text(const kb_sum_run *run);          /* summary_md.c */
 char *kb_sum_regressions_text(const kb_sum_run *run); /* regressions_md.c */
 char *kb_sum_svg_text(const kb_sum_run *run);         /* svg.c */
+
+/* roofline_svg.c: one roofline chart per backend. kb_sum_backends lists the
+ * run's backends (tests of the calibration set aside: they measure the
+ * ceilings), at most `max`, in name order; the chart of one of them. */
+int kb_sum_backends(const kb_sum_run *run, const char **out, int max);
+char *kb_sum_roofline_svg_text(const kb_sum_run *run, const char *backend);
+/* The chart's file name, "roofline-<backend>.svg" (characters other than
+ * letters, digits, '-' and '_' become '_'). */
+void kb_sum_roofline_file(const char *backend, char *out, size_t size);
 
 /* gbench_json.c: the run in Google Benchmark's JSON format (docs/report.md),
  * with each case's samples as repetitions unless aggregates_only. It reads

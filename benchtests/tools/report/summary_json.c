@@ -21,6 +21,22 @@ static void add_comparison(cJSON *o, const kb_sum_case *c) {
     add_num(o, "bytes_saved", c->bytes_saved);
 }
 
+/* The case's roofline as the result holds it, or null. */
+static void add_roofline(cJSON *o, const kb_sum_case *c) {
+    if (!isfinite(c->intensity)) {
+        cJSON_AddNullToObject(o, "roofline");
+        return;
+    }
+    cJSON *r = cJSON_AddObjectToObject(o, "roofline");
+    add_num(r, "intensity", c->intensity);
+    add_num(r, "footprint_bytes", c->footprint_bytes);
+    cJSON_AddStringToObject(r, "level", c->level);
+    cJSON_AddStringToObject(r, "bound", c->bound);
+    add_num(r, "roof_gbps", c->roof_gbps);
+    add_num(r, "compute_gflops", c->compute_gflops);
+    add_num(r, "attainable_gflops", c->attainable_gflops);
+}
+
 static cJSON *case_json(const kb_sum_case *c) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "case", c->name);
@@ -39,6 +55,9 @@ static cJSON *case_json(const kb_sum_case *c) {
     if (strcmp(c->verdict, "error") == 0 || strcmp(c->verdict, "skipped") == 0)
         cJSON_AddStringToObject(o, c->verdict, c->error);
     add_comparison(o, c);
+    add_num(o, "pct_roofline", c->pct_roofline);
+    add_num(o, "vendor_speedup", c->vendor_speedup);
+    add_roofline(o, c);
     if (isfinite(c->ab_pairs)) {
         add_num(o, "ab_ci_lo", c->ab_lo);
         add_num(o, "ab_ci_hi", c->ab_hi);
@@ -137,6 +156,13 @@ char *kb_sum_json_text(const kb_sum_run *run) {
     add_num(o, "latency_tolerance", run->latency_tol);
     cJSON_AddItemToObject(o, "environment", env_json(run, &differs));
     cJSON_AddItemToObject(o, "environment_differs", differs);
+    const char *backends[16];
+    cJSON *charts = cJSON_AddArrayToObject(o, "roofline_charts");
+    for (int i = 0, n = kb_sum_backends(run, backends, 16); i < n; ++i) {
+        char file[300];
+        kb_sum_roofline_file(backends[i], file, sizeof file);
+        cJSON_AddItemToArray(charts, cJSON_CreateString(file));
+    }
     cJSON *tests = cJSON_AddArrayToObject(o, "tests");
     for (int i = 0; i < run->n_tests; ++i)
         cJSON_AddItemToArray(tests, test_json(run, &run->tests[i]));

@@ -18,7 +18,15 @@ static void header(kb_buf *b, const kb_sum_run *run) {
     kb_buf_printf(b, " · newest result %s · report generated %s\n\n", run->newest_result_at,
                   run->generated_at);
     kb_buf_puts(b, "Files: [regressions.md](regressions.md) (every failed case in full), "
-                   "[summary.json](summary.json), [summary.svg](summary.svg).\n\n");
+                   "[summary.json](summary.json), [summary.svg](summary.svg)");
+    const char *backends[16];
+    int n = kb_sum_backends(run, backends, 16);
+    for (int i = 0; i < n; ++i) {
+        char file[300];
+        kb_sum_roofline_file(backends[i], file, sizeof file);
+        kb_buf_printf(b, ", [%s](%s)", file, file);
+    }
+    kb_buf_puts(b, ".\n\n");
 }
 
 /* The rule that failed the case, in a few words. */
@@ -146,6 +154,18 @@ static void group_cells(kb_buf *b, const kb_sum_test *t, int first) {
     }
 }
 
+/* The roofline cells: % of the attainable, what bounds the case, and the
+ * vendor's median over this one's ("x1.25": 25 % faster than the vendor). */
+static void roofline_cells(kb_buf *b, const kb_sum_case *c) {
+    char roof[32], vendor[32];
+    kb_buf_printf(b, " | %s | ", kb_fig(roof, sizeof roof, "%.0f %%", c->pct_roofline));
+    if (*c->bound)
+        kb_md_code(b, c->bound, 1);
+    else
+        kb_buf_puts(b, "-");
+    kb_buf_printf(b, " | %s", kb_fig(vendor, sizeof vendor, "x%.2f", c->vendor_speedup));
+}
+
 static void leader_row(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c, int first) {
     char m[32], gbps[32], peak[32], gflops[32], rmse[32], ratio[32];
     const char *strong = c->passed ? "" : "**";
@@ -154,14 +174,14 @@ static void leader_row(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c, in
     kb_md_code(b, c->name, 1);
     kb_buf_puts(b, " | ");
     kb_md_code(b, c->variant, 1);
-    kb_buf_printf(b, " | %s | %s | %s | %s | %s | %s%s%s | %s%s%s |\n",
-                  kb_fig(m, sizeof m, "%.4g", c->median_ms),
+    kb_buf_printf(b, " | %s | %s | %s | %s", kb_fig(m, sizeof m, "%.4g", c->median_ms),
                   kb_fig(gbps, sizeof gbps, "%.1f", c->gbps),
                   kb_fig(peak, sizeof peak, "%.0f %%", c->pct_peak),
-                  kb_fig(gflops, sizeof gflops, "%.1f", c->gflops),
-                  kb_fig(rmse, sizeof rmse, "%.2e", c->rmse), strong,
-                  kb_fig(ratio, sizeof ratio, "%.3f", kb_sum_has_ratio(c) ? c->ratio : NAN), strong,
-                  strong, kb_sum_verdict_text(c), strong);
+                  kb_fig(gflops, sizeof gflops, "%.1f", c->gflops));
+    roofline_cells(b, c);
+    kb_buf_printf(b, " | %s | %s%s%s | %s%s%s |\n", kb_fig(rmse, sizeof rmse, "%.2e", c->rmse),
+                  strong, kb_fig(ratio, sizeof ratio, "%.3f", kb_sum_has_ratio(c) ? c->ratio : NAN),
+                  strong, strong, kb_sum_verdict_text(c), strong);
 }
 
 static void leaderboard_tables(kb_buf *b, kb_sum_test **sorted, int n) {
@@ -171,8 +191,9 @@ static void leaderboard_tables(kb_buf *b, kb_sum_test **sorted, int n) {
             kb_buf_puts(b, "\n### ");
             kb_md_code(b, t->kernel, 0);
             kb_buf_puts(b, "\n\n| backend | precision | case | variant | median ms | GB/s | "
-                           "% of peak | GFLOP/s | RMSE | ratio | verdict |\n"
-                           "|---|---|---|---|--:|--:|--:|--:|--:|--:|---|\n");
+                           "% of peak | GFLOP/s | % of roofline | bound | vs vendor | RMSE | "
+                           "ratio | verdict |\n"
+                           "|---|---|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|---|\n");
         }
         for (int j = 0; j < t->n_cases; ++j) leader_row(b, t, &t->cases[j], j == 0);
     }
@@ -184,13 +205,34 @@ static int leaderboard(kb_buf *b, const kb_sum_run *run) {
     for (int i = 0; i < run->n_tests; ++i) sorted[i] = &run->tests[i];
     qsort(sorted, (size_t)run->n_tests, sizeof *sorted, by_group);
     kb_buf_puts(b, "## Leaderboard\n\nBy kernel, backend and precision: median latency, "
-                   "achieved bandwidth and its share of the calibrated peak, RMSE against "
-                   "the double-precision reference, and the ratio of the median to the "
-                   "baseline's (below 1: faster).\n");
+                   "achieved bandwidth and its share of the calibrated peak, GFLOP/s and "
+                   "its share of the roofline's attainable figure (what bounds the case: a "
+                   "memory level or compute), the vendor variant's median over this one's "
+                   "(above 1: faster than the vendor), RMSE against the double-precision "
+                   "reference, and the ratio of the median to the baseline's (below 1: "
+                   "faster).\n");
     leaderboard_tables(b, sorted, run->n_tests);
     kb_buf_puts(b, "\n");
     free(sorted);
     return 0;
+}
+
+/* The roofline charts, one per backend (roofline_svg.c). */
+static void rooflines(kb_buf *b, const kb_sum_run *run) {
+    const char *backends[16];
+    int n = kb_sum_backends(run, backends, 16);
+    if (n == 0) return;
+    kb_buf_puts(b, "## Roofline\n\nEach case at its arithmetic intensity and achieved GFLOP/s, "
+                   "under this machine's ceilings from the calibration; cases without "
+                   "floating-point work and failed cases are listed under each chart "
+                   "(kbench's docs/report.md explains it).\n\n");
+    for (int i = 0; i < n; ++i) {
+        char file[300];
+        kb_sum_roofline_file(backends[i], file, sizeof file);
+        kb_buf_puts(b, "![roofline ");
+        kb_buf_puts(b, file);
+        kb_buf_printf(b, "](%s)\n\n", file);
+    }
 }
 
 static void speedups(kb_buf *b, const kb_sum_run *run) {
@@ -220,6 +262,7 @@ char *kb_sum_md_text(const kb_sum_run *run) {
     regressions(&b, run);
     kb_buf_puts(&b, "## Ratio to baseline and % of peak bandwidth\n\n"
                     "![ratio to baseline](summary.svg)\n\n");
+    rooflines(&b, run);
     environment(&b, run);
     if (leaderboard(&b, run) != 0) b.failed = 1;
     speedups(&b, run);

@@ -4,8 +4,8 @@
  * best % of peak bandwidth. Plain SVG 1.1: system fonts, no scripts.
  * Text widths are estimated from the font size (monospace names, so the
  * estimate holds), and every column is laid out so that texts cannot meet. */
-#include "buf.h"
 #include "summary.h"
+#include "svgkit.h"
 
 #include <math.h>
 #include <string.h>
@@ -14,18 +14,17 @@
 #define MARGIN   16.0
 #define ROW_H    20.0
 #define BAR_H    12.0
-#define NAME_MAX 32   /* longer test names are cut, with an ellipsis */
-#define MONO_EM  0.61 /* width of a monospace character, in em */
-#define SANS_EM  0.58 /* a generous average width of a sans-serif character */
-#define SANS     "DejaVu Sans, Liberation Sans, Arial, Helvetica, sans-serif"
-#define MONO     "DejaVu Sans Mono, Liberation Mono, Menlo, Consolas, monospace"
+#define NAME_MAX 32 /* longer test names are cut, with an ellipsis */
+#define MONO_EM  KB_SVG_MONO_EM
+#define SANS_EM  KB_SVG_SANS_EM
+#define MONO     KB_SVG_MONO
 
-#define RED   "#c62828"
-#define GREEN "#2e7d32"
-#define GREY  "#9e9e9e"
-#define BLUE  "#4c78a8"
-#define INK   "#222222"
-#define MUTED "#616161"
+#define RED   KB_SVG_RED
+#define GREEN KB_SVG_GREEN
+#define GREY  KB_SVG_GREY
+#define BLUE  KB_SVG_BLUE
+#define INK   KB_SVG_INK
+#define MUTED KB_SVG_MUTED
 
 typedef struct axis {
     double x0, x1;      /* pixels */
@@ -46,35 +45,6 @@ typedef struct layout {
 static double ax(const axis *a, double v) {
     double t = (v - a->lo) / (a->hi - a->lo);
     return a->x0 + (t < 0 ? 0 : t > 1 ? 1 : t) * (a->x1 - a->x0);
-}
-
-/* Bytes of s that fit in `chars` characters (UTF-8), and whether it was cut. */
-static size_t fit(const char *s, int chars, int *cut) {
-    size_t i = 0;
-    int n = 0;
-    while (s[i] && n < chars) {
-        ++i;
-        while (((unsigned char)s[i] & 0xC0) == 0x80) ++i;
-        ++n;
-    }
-    *cut = s[i] != '\0';
-    return i;
-}
-
-static int text_chars(const char *s) {
-    int n = 0;
-    for (; *s; ++s) n += ((unsigned char)*s & 0xC0) != 0x80;
-    return n;
-}
-
-/* A test name, cut to the name column with an ellipsis. */
-static void name_text(kb_buf *b, const char *name, int chars) {
-    int cut;
-    size_t len = fit(name, chars, &cut);
-    if (cut) len = fit(name, chars - 1, &cut);
-    char piece[4 * NAME_MAX + 8];
-    snprintf(piece, sizeof piece, "%.*s%s", (int)len, name, cut ? "\xe2\x80\xa6" : "");
-    kb_buf_xml(b, piece);
 }
 
 /* The smallest of the usual steps that leaves `min_px` between ticks. */
@@ -123,7 +93,7 @@ static void pct_axis(axis *a) {
 static void plan(const kb_sum_run *run, layout *l, double head_y) {
     int chars = 10;
     for (int i = 0; i < run->n_tests; ++i)
-        if (text_chars(run->tests[i].name) > chars) chars = text_chars(run->tests[i].name);
+        if (kb_svg_chars(run->tests[i].name) > chars) chars = kb_svg_chars(run->tests[i].name);
     l->name_chars = chars > NAME_MAX ? NAME_MAX : chars;
     l->name_right = MARGIN + l->name_chars * MONO_EM * 12.0;
     const double ratio_values = 23 * MONO_EM * 11.0 + 12, pct_values = 5 * MONO_EM * 11.0 + 12;
@@ -143,9 +113,7 @@ static void plan(const kb_sum_run *run, layout *l, double head_y) {
 }
 
 static void text(kb_buf *b, double x, double y, const char *attrs, const char *s) {
-    kb_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" %s>", x, y, attrs);
-    kb_buf_xml(b, s);
-    kb_buf_puts(b, "</text>\n");
+    kb_svg_text(b, x, y, attrs, s);
 }
 
 static const char *short_date(const char *iso, char *out, size_t size) {
@@ -166,7 +134,7 @@ static void title(kb_buf *b, const kb_sum_run *run) {
     snprintf(line, sizeof line, "kbench run report \xe2\x80\x94 profile %s \xe2\x80\x94 %s",
              profile, short_date(run->newest_result_at, date, sizeof date));
     int cut;
-    size_t len = fit(line, (int)((WIDTH - 2 * MARGIN) / (SANS_EM * 17)), &cut);
+    size_t len = kb_svg_fit(line, (int)((WIDTH - 2 * MARGIN) / (SANS_EM * 17)), &cut);
     line[len] = '\0';
     text(b, MARGIN, 28, "font-size=\"17\" font-weight=\"bold\" fill=\"" INK "\"", line);
     if (run->n_failed_tests)
@@ -185,51 +153,23 @@ static void title(kb_buf *b, const kb_sum_run *run) {
     text(b, WIDTH - MARGIN, 50, "font-size=\"12\" text-anchor=\"end\" fill=\"" MUTED "\"", line);
 }
 
-typedef enum mark { SWATCH, HOLLOW, SOLID, DASHED, NEWLINE } mark;
-
-/* One legend entry at (*x, *y), wrapping to a new line when it would not fit;
- * with b NULL, only moves (*x, *y). */
-static void legend_item(kb_buf *b, double *x, double *y, mark m, const char *color,
+/* One legend entry, wrapping within the chart's margins. */
+static void legend_item(kb_buf *b, double *x, double *y, kb_svg_mark m, const char *color,
                         const char *label) {
-    double w = 22 + text_chars(label) * SANS_EM * 11.0 + 18;
-    if (m == NEWLINE || *x + w > WIDTH - MARGIN) {
-        *x = MARGIN;
-        *y += 18;
-    }
-    double cy = *y - 4;
-    if (m == NEWLINE) return;
-    if (!b) {
-        *x += w;
-        return;
-    }
-    if (m == SWATCH)
-        kb_buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"16\" height=\"10\" fill=\"%s\"/>\n",
-                      *x, cy - 5, color);
-    else if (m == HOLLOW)
-        kb_buf_printf(b,
-                      "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"white\" stroke=\"%s\" "
-                      "stroke-width=\"1.5\"/>\n",
-                      *x + 8, cy, color);
-    else
-        kb_buf_printf(b,
-                      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                      "stroke-width=\"1.5\"%s/>\n",
-                      *x, cy, *x + 16, cy, color, m == DASHED ? " stroke-dasharray=\"4 3\"" : "");
-    text(b, *x + 22, *y, "font-size=\"11\" fill=\"" INK "\"", label);
-    *x += w;
+    kb_svg_legend_item(b, x, y, MARGIN, WIDTH - MARGIN, m, color, label);
 }
 
 /* Returns the y of the legend's last line (b NULL: only that). */
 static double legend(kb_buf *b) {
     double x = MARGIN, y = 74;
-    legend_item(b, &x, &y, SWATCH, RED, "failed (regression, accuracy, error)");
-    legend_item(b, &x, &y, SWATCH, GREEN, "ok");
-    legend_item(b, &x, &y, SWATCH, GREY, "passed, not all cases gated");
-    legend_item(b, &x, &y, HOLLOW, MUTED, "no baseline");
-    legend_item(b, &x, &y, NEWLINE, NULL, "");
-    legend_item(b, &x, &y, SOLID, INK, "baseline (1.0)");
-    legend_item(b, &x, &y, DASHED, RED, "1 + tolerance");
-    legend_item(b, &x, &y, SWATCH, BLUE, "% of peak bandwidth");
+    legend_item(b, &x, &y, KB_SVG_SWATCH, RED, "failed (regression, accuracy, error)");
+    legend_item(b, &x, &y, KB_SVG_SWATCH, GREEN, "ok");
+    legend_item(b, &x, &y, KB_SVG_SWATCH, GREY, "passed, not all cases gated");
+    legend_item(b, &x, &y, KB_SVG_HOLLOW, MUTED, "no baseline");
+    legend_item(b, &x, &y, KB_SVG_NEWLINE, NULL, "");
+    legend_item(b, &x, &y, KB_SVG_SOLID, INK, "baseline (1.0)");
+    legend_item(b, &x, &y, KB_SVG_DASHED, RED, "1 + tolerance");
+    legend_item(b, &x, &y, KB_SVG_SWATCH, BLUE, "% of peak bandwidth");
     return y;
 }
 
@@ -355,7 +295,7 @@ static void row(kb_buf *b, const layout *l, const kb_sum_test *t, int i) {
                   "text-anchor=\"end\" fill=\"%s\"%s>",
                   l->name_right, y + 14, t->cls == KB_SUM_FAILED ? RED : INK,
                   t->cls == KB_SUM_FAILED ? " font-weight=\"bold\"" : "");
-    name_text(b, t->name, l->name_chars);
+    kb_svg_cut_text(b, t->name, l->name_chars);
     kb_buf_puts(b, "</text>\n");
     ratio_mark(b, l, t, y);
     ratio_value(b, l, t, y);
@@ -364,11 +304,7 @@ static void row(kb_buf *b, const layout *l, const kb_sum_test *t, int i) {
 }
 
 static void vline(kb_buf *b, double x, double y0, double y1, const char *color, const char *dash) {
-    kb_buf_printf(b,
-                  "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-                  "stroke-width=\"1.5\"%s%s%s/>\n",
-                  x, y0, x, y1, color, dash ? " stroke-dasharray=\"" : "", dash ? dash : "",
-                  dash ? "\"" : "");
+    kb_svg_line(b, x, y0, x, y1, color, 1.5, dash);
 }
 
 /* The baseline at 1.0 and the tolerance: one line, or one per row when the
@@ -411,12 +347,7 @@ char *kb_sum_svg_text(const kb_sum_run *run) {
     const double rows = run->n_tests * ROW_H;
     plan(run, &l, legend(NULL) + 28);
     const double bottom = l.top + rows, height = bottom + 62;
-    kb_buf_printf(&b,
-                  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                  "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
-                  "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"" SANS "\">\n"
-                  "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
-                  WIDTH, height, WIDTH, height);
+    kb_svg_open(&b, WIDTH, height, NULL);
     title(&b, run);
     legend(&b);
     panel_heads(&b, &l);
