@@ -96,12 +96,18 @@ static inline float kb_cpu_max_f32(const float *restrict x, size_t n) {
     return kb_bits_to_f32(kb__cpu_flip((uint32_t)m));
 }
 
-/* Scalar: where double kernels take a max (softmax-like rows) they are bound
- * by libm's exp, not by the max. */
+/* The same for double, on int64 patterns (AVX2 compares int64 lanes). */
+static inline uint64_t kb__cpu_flip64(uint64_t u) {
+    return u ^ (u >> 63 ? 0x7fffffffffffffffu : 0u);
+}
+
 static inline double kb_cpu_max_f64(const double *restrict x, size_t n) {
-    double m = x[0];
-    for (size_t i = 1; i < n; i++) m = x[i] > m ? x[i] : m;
-    return m;
+    int64_t m = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = (int64_t)kb__cpu_flip64(kb_f64_to_bits(x[i]));
+        m = k > m ? k : m;
+    }
+    return kb_bits_to_f64(kb__cpu_flip64((uint64_t)m));
 }
 
 /* The sum of x[0 .. n) in KB_CPU_LANES partial sums, then the tail. */
