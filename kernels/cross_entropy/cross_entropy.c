@@ -90,7 +90,7 @@ static const float *cross_entropy_row_f32(const kb_args *a, float *scratch, size
         for (size_t i = 0; i < n; i++) p[i] *= inv;                                                \
     }
 
-CROSS_ENTROPY_ROW(double, f64, exp, log)
+CROSS_ENTROPY_ROW(double, f64, kb_exp, log)
 CROSS_ENTROPY_ROW(float, f32, kb_expf, logf)
 
 /* The workspace of one call (see the layout). */

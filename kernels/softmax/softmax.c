@@ -36,7 +36,7 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
         for (size_t i = 0; i < n; i++) y[i] *= inv;                                                \
     }
 
-SOFTMAX_ROW(double, f64, exp)
+SOFTMAX_ROW(double, f64, kb_exp)
 SOFTMAX_ROW(float, f32, kb_expf)
 
 /* The shape every precision's path gets. */

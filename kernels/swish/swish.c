@@ -21,7 +21,7 @@ static void swish_layout(const kb_case *c, kb_layout *l) {
         for (size_t i = 0; i < n; i++) y[i] = x[i] / ((T)1 + EXP(-x[i]));                          \
     }
 
-SWISH_BLOCK(double, f64, exp)
+SWISH_BLOCK(double, f64, kb_exp)
 SWISH_BLOCK(float, f32, kb_expf)
 
 static int swish_cpu(const kb_args *a) {
