@@ -126,25 +126,27 @@ static inline double kb__erfc_pos(double a) {
     const double t = 4.0 / (4.0 + a);
     /* u maps t in [t0, 1] (t0 = 1 / (1 + 26.6/4)) onto [-1, 1]. */
     const double u = kb_fma(t, 0x1.267f099fc267fp+1, -0x1.4cfe133f84cfep+0);
-    /* h(u) by Estrin's scheme: a chain 6 deep instead of Horner's 20, so that
-     * the out-of-order core overlaps more elements (the loop is latency-bound). */
-    const double u2 = u * u, u4 = u2 * u2, u8 = u4 * u4, u16 = u8 * u8;
-    const double p0 = kb_fma(u, 0x1.0d30b961cb77cp-2, 0x1.3cf8e76ac5592p-2);
-    const double p1 = kb_fma(u, 0x1.f6a55ce6258adp-4, 0x1.8bf9452da3d2cp-3);
-    const double p2 = kb_fma(u, 0x1.f0629c91383d9p-6, 0x1.10add9cef9b06p-4);
-    const double p3 = kb_fma(u, 0x1.93138fc835252p-9, 0x1.6db030ee0ee5bp-7);
-    const double p4 = kb_fma(u, -0x1.1bdf2463220afp-15, 0x1.019c5de5281c2p-11);
-    const double p5 = kb_fma(u, -0x1.152355ad2f10ap-17, -0x1.69c5800ff30e1p-15);
-    const double p6 = kb_fma(u, 0x1.03c1fcc1304d1p-20, 0x1.a6e9c849140e4p-20);
-    const double p7 = kb_fma(u, -0x1.6ce7d8acd4f88p-24, 0x1.d0a4b15623534p-27);
-    const double p8 = kb_fma(u, 0x1.df9def06d0f79p-28, -0x1.50bf9593f1fc3p-27);
-    const double p9 = kb_fma(u, -0x1.dcc452388fd45p-32, 0x1.606dc7304e579p-30);
-    const double q0 = kb_fma(u2, p1, p0), q1 = kb_fma(u2, p3, p2);
-    const double q2 = kb_fma(u2, p5, p4), q3 = kb_fma(u2, p7, p6);
-    const double q4 = kb_fma(u2, p9, p8);
-    const double r0 = kb_fma(u4, q1, q0), r1 = kb_fma(u4, q3, q2);
-    const double r2 = kb_fma(u4, -0x1.a24424d6a7bebp-34, q4);
-    const double h = kb_fma(u16, r2, kb_fma(u8, r1, r0));
+    double h = kb_fma(u, -0x1.a24424d6a7bebp-34, -0x1.dcc452388fd45p-32);
+    /* Written out: GCC 12 vectorises no loop with an inner loop left. */
+    h = kb_fma(h, u, 0x1.606dc7304e579p-30);
+    h = kb_fma(h, u, 0x1.df9def06d0f79p-28);
+    h = kb_fma(h, u, -0x1.50bf9593f1fc3p-27);
+    h = kb_fma(h, u, -0x1.6ce7d8acd4f88p-24);
+    h = kb_fma(h, u, 0x1.d0a4b15623534p-27);
+    h = kb_fma(h, u, 0x1.03c1fcc1304d1p-20);
+    h = kb_fma(h, u, 0x1.a6e9c849140e4p-20);
+    h = kb_fma(h, u, -0x1.152355ad2f10ap-17);
+    h = kb_fma(h, u, -0x1.69c5800ff30e1p-15);
+    h = kb_fma(h, u, -0x1.1bdf2463220afp-15);
+    h = kb_fma(h, u, 0x1.019c5de5281c2p-11);
+    h = kb_fma(h, u, 0x1.93138fc835252p-9);
+    h = kb_fma(h, u, 0x1.6db030ee0ee5bp-7);
+    h = kb_fma(h, u, 0x1.f0629c91383d9p-6);
+    h = kb_fma(h, u, 0x1.10add9cef9b06p-4);
+    h = kb_fma(h, u, 0x1.f6a55ce6258adp-4);
+    h = kb_fma(h, u, 0x1.8bf9452da3d2cp-3);
+    h = kb_fma(h, u, 0x1.0d30b961cb77cp-2);
+    h = kb_fma(h, u, 0x1.3cf8e76ac5592p-2);
     const double hi = a * a;
 #ifdef __FMA__
     const double lo = fma(a, a, -hi);
