@@ -7,7 +7,7 @@
  *            row, NLL = -log p[label], and takes the mean;
  *   fused:   one pass per row (max, sum of exps, pick the label), no
  *            probability matrix.
- * fp64 computes in double (libm exp/log), the others in float (kb_expf,
+ * fp64 computes in double (kb_exp, libm log), the others in float (kb_expf,
  * logf), fp16/bf16 rows widened into float scratch; the probabilities are in
  * that arithmetic type (fp16 storage would not do: p[label] reaches e^-20,
  * below fp16's range). Sums use KB_CPU_LANES partial sums.
