@@ -2,7 +2,8 @@
 # (docs/kernels.md, "CPU paths at the bandwidth limit").
 #
 #   cmake -DBIN=build/bin [-DBASE_BIN=<other build>/bin] [-DREPEATS=3]
-#         [-DWORK=build/measure-cpu-paths] -P benchtests/tools/measure_cpu_paths.cmake
+#         [-DWORK=<dir>, default ./measure-cpu-paths]
+#         -P benchtests/tools/measure_cpu_paths.cmake
 #
 # Calibrates the CPU's DRAM bandwidth once (BIN's kbench-bandwidth), then runs
 # the DRAM-size case of gelu, swish, softmax and layernorm in every precision,
@@ -10,8 +11,9 @@
 # BIN's (interleaved, so both see the same load on a shared machine). Prints,
 # per case and build, the median over the repeats of GB/s (the manifest's
 # minimal bytes over the median time) and its percentage of the calibrated
-# DRAM figure. Results are not gated (an empty baseline directory); a case
-# that fails its accuracy check stops the script.
+# DRAM figure; then, for BIN, the GB/s of the kernel's L2-resident case and
+# the DRAM-size figure as a percentage of it. Results are not gated (an empty
+# baseline directory); a case that fails its accuracy check stops the script.
 cmake_minimum_required(VERSION 3.25)
 
 if(NOT BIN)
@@ -49,8 +51,10 @@ endif()
 file(READ "${calibration}" json)
 string(JSON dram GET "${json}" peak_gbps)
 
-# kernel;case pairs: each kernel's case whose working set is beyond the L3.
-set(cases "gelu\;n16m" "swish\;n16m" "softmax\;r16384_c1024" "layernorm\;b32_s512_h1024")
+# kernel;case;small: each kernel's case whose working set is beyond the L3,
+# and its smallest (32K elements), whose working set stays in L2.
+set(cases "gelu\;n16m\;n32k" "swish\;n16m\;n32k" "softmax\;r16384_c1024\;r128_c256"
+  "layernorm\;b32_s512_h1024\;b2_s64_h256")
 set(precs fp64 fp32 fp16 bf16)
 
 # A decimal such as 12.3456 as an integer count of thousandths (12346):
@@ -88,7 +92,7 @@ endfunction()
 # Runs one case on one build; appends its GB/s, in thousandths, to the list
 # gbps_<build>_<kernel>_<case>_<prec>.
 function(measure build kernel case prec rep)
-  set(out "${WORK}/${build}/${rep}")
+  set(out "${WORK}/${build}/${rep}/${case}")
   execute_process(
     COMMAND "${bin_${build}}/kbench-${kernel}" --backend cpu --precision ${prec} --case ${case}
       --manifest "${SOURCE}/kernels/${kernel}/kernel.json" --results-dir "${out}"
@@ -120,10 +124,12 @@ foreach(rep RANGE 1 ${REPEATS})
   foreach(entry IN LISTS cases)
     list(GET entry 0 kernel)
     list(GET entry 1 case)
+    list(GET entry 2 small)
     foreach(prec IN LISTS precs)
       foreach(build IN LISTS builds)
         measure(${build} ${kernel} ${case} ${prec} ${rep})
       endforeach()
+      measure(head ${kernel} ${small} ${prec} ${rep})
     endforeach()
   endforeach()
 endforeach()
@@ -138,10 +144,15 @@ foreach(build IN LISTS builds)
   rjust(b "${build} GB/s" 12)
   string(APPEND header "${b}  % DRAM")
 endforeach()
+# The last column: head's DRAM-size GB/s as a percentage of its GB/s on the
+# L2-resident case. Near 100 %, memory is not what limits the case: the core
+# is (the arithmetic, or the passes over the data in cache).
+string(APPEND header "  in-L2 GB/s  % of in-L2")
 message("${header}")
 foreach(entry IN LISTS cases)
   list(GET entry 0 kernel)
   list(GET entry 1 case)
+  list(GET entry 2 small)
   foreach(prec IN LISTS precs)
     string(REPEAT " " 16 pad)
     string(SUBSTRING "${kernel}${pad}" 0 11 line)
@@ -156,6 +167,14 @@ foreach(entry IN LISTS cases)
       rjust(pct "${pct}" 8)
       string(APPEND line "${g}${pct}")
     endforeach()
+    median(m "${gbps_head_${kernel}_${case}_${prec}}")
+    median(l2 "${gbps_head_${kernel}_${small}_${prec}}")
+    from_milli(g ${l2})
+    math(EXPR pct_milli "(${m} * 100000 + ${l2} / 2) / ${l2}")
+    from_milli(pct ${pct_milli})
+    rjust(g "${g}" 12)
+    rjust(pct "${pct}" 11)
+    string(APPEND line "${g}${pct}")
     message("${line}")
   endforeach()
 endforeach()
