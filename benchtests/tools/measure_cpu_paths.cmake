@@ -5,8 +5,8 @@
 #         [-DWORK=<dir>, default ./measure-cpu-paths]
 #         -P benchtests/tools/measure_cpu_paths.cmake
 #
-# Calibrates the CPU's DRAM bandwidth once (BIN's kbench-bandwidth), then runs
-# the DRAM-size case of gelu, swish, softmax and layernorm in every precision,
+# Calibrates the CPU's DRAM bandwidth (BIN's kbench-bandwidth) and runs the
+# DRAM-size case of gelu, swish, softmax and layernorm in every precision,
 # REPEATS times; with BASE_BIN, that build's driver runs each case just before
 # BIN's (interleaved, so both see the same load on a shared machine). Prints,
 # per case and build, the median over the repeats of GB/s (the manifest's
@@ -40,16 +40,23 @@ endforeach()
 
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}/baselines")
-set(calibration "${WORK}/calibration/cpu.json")
-execute_process(
-  COMMAND "${BIN}/kbench-bandwidth" --backend cpu --precision fp64
-    --manifest "${SOURCE}/kernels/bandwidth/kernel.json" --calibrate --results-dir "${WORK}"
-  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "measure_cpu_paths: calibration failed (${rc}): ${err}")
-endif()
-file(READ "${calibration}" json)
-string(JSON dram GET "${json}" peak_gbps)
+# The DRAM figure is calibrated again before each repeat (into
+# <WORK>/<repeat>/calibration/cpu.json, which that repeat's runs read), so
+# that it sees the same load as the cases; the table uses the median.
+function(calibrate rep)
+  execute_process(
+    COMMAND "${BIN}/kbench-bandwidth" --backend cpu --precision fp64
+      --manifest "${SOURCE}/kernels/bandwidth/kernel.json" --calibrate
+      --results-dir "${WORK}/${rep}"
+    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "measure_cpu_paths: calibration failed (${rc}): ${err}")
+  endif()
+  file(READ "${WORK}/${rep}/calibration/cpu.json" json)
+  string(JSON gbps GET "${json}" peak_gbps)
+  to_milli(m "${gbps}")
+  set(dram_all ${dram_all} ${m} PARENT_SCOPE)
+endfunction()
 
 # kernel;case;small: each kernel's case whose working set is beyond the L3,
 # and its smallest (32K elements), whose working set stays in L2.
@@ -96,7 +103,7 @@ function(measure build kernel case prec rep)
   execute_process(
     COMMAND "${bin_${build}}/kbench-${kernel}" --backend cpu --precision ${prec} --case ${case}
       --manifest "${SOURCE}/kernels/${kernel}/kernel.json" --results-dir "${out}"
-      --baseline-dir "${WORK}/baselines" --calibration "${calibration}"
+      --baseline-dir "${WORK}/baselines" --calibration "${WORK}/${rep}/calibration/cpu.json"
     RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "measure_cpu_paths: ${build} ${kernel} ${case} ${prec} exited ${rc}: ${err}")
@@ -121,6 +128,7 @@ function(median out values)
 endfunction()
 
 foreach(rep RANGE 1 ${REPEATS})
+  calibrate(${rep})
   foreach(entry IN LISTS cases)
     list(GET entry 0 kernel)
     list(GET entry 1 case)
@@ -134,10 +142,10 @@ foreach(rep RANGE 1 ${REPEATS})
   endforeach()
 endforeach()
 
-to_milli(dram_milli "${dram}")
+median(dram_milli "${dram_all}")
 from_milli(dram_text ${dram_milli})
 string(TIMESTAMP now "%Y-%m-%d %H:%M UTC" UTC)
-message("CPU paths at DRAM size, ${now}; DRAM ${dram_text} GB/s (calibrated copy); "
+message("CPU paths at DRAM size, ${now}; DRAM ${dram_text} GB/s (calibrated copy, median); "
   "median of ${REPEATS} runs per build")
 set(header "kernel     case            prec")
 foreach(build IN LISTS builds)

@@ -58,6 +58,16 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
     }
 }
 
+/* Asks for the cache lines of p[0 .. bytes) ahead of use, into L2 (into L1
+ * as well, a next row of doubles evicted the current one and was slower).
+ * Row kernels call it for the next row before computing this one: the row's
+ * passes run in cache, and without a request in flight memory would idle
+ * meanwhile (the hardware prefetcher follows demand misses, and a row's
+ * compute makes none). */
+static inline void kb_cpu_prefetch(const void *p, size_t bytes) {
+    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch((const char *)p + i, 0, 2);
+}
+
 /* Partial sums for reductions: a float or double sum loop only vectorises when
  * the compiler may reassociate (-ffast-math), but a loop that adds element
  * i + j into acc[j], j < KB_CPU_LANES, vectorises as written (and is more
