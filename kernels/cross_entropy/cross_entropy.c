@@ -7,7 +7,7 @@
  *            row, NLL = -log p[label], and takes the mean;
  *   fused:   one pass per row (max, sum of exps, pick the label), no
  *            probability matrix.
- * fp64 computes in double (libm exp/log), the others in float (kb_expf,
+ * fp64 computes in double (kb_exp, libm log), the others in float (kb_expf,
  * logf), fp16/bf16 rows widened into float scratch; the probabilities are in
  * that arithmetic type (fp16 storage would not do: p[label] reaches e^-20,
  * below fp16's range). Sums use KB_CPU_LANES partial sums.
@@ -90,7 +90,7 @@ static const float *cross_entropy_row_f32(const kb_args *a, float *scratch, size
         for (size_t i = 0; i < n; i++) p[i] *= inv;                                                \
     }
 
-CROSS_ENTROPY_ROW(double, f64, exp, log)
+CROSS_ENTROPY_ROW(double, f64, kb_exp, log)
 CROSS_ENTROPY_ROW(float, f32, kb_expf, logf)
 
 /* The workspace of one call (see the layout). */

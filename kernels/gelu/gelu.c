@@ -13,8 +13,8 @@ static void gelu_layout(const kb_case *c, kb_layout *l) {
     kb_layout_output(l, "y", n);
 }
 
-/* kb/vmath.h's formula: libm's erf in double, the branch-free kb_erff in
- * float so that the loop vectorises. */
+/* kb/vmath.h's formula: the branch-free kb_erfc in double, kb_erff in float,
+ * so that the loops vectorise. */
 #define GELU_BLOCK(T, SUFFIX)                                                                      \
     static void gelu_##SUFFIX(const T *restrict x, T *restrict y, size_t n) {                      \
         for (size_t i = 0; i < n; i++) y[i] = kb_gelu_##SUFFIX(x[i]);                              \

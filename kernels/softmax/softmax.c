@@ -36,7 +36,7 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
         for (size_t i = 0; i < n; i++) y[i] *= inv;                                                \
     }
 
-SOFTMAX_ROW(double, f64, exp)
+SOFTMAX_ROW(double, f64, kb_exp)
 SOFTMAX_ROW(float, f32, kb_expf)
 
 /* The shape every precision's path gets. */
@@ -48,8 +48,11 @@ typedef struct softmax_shape {
     static int softmax_rows_##SUFFIX(const kb_args *a, const void *params) {                       \
         const size_t rows = ((const softmax_shape *)params)->rows;                                 \
         const size_t cols = ((const softmax_shape *)params)->cols;                                 \
-        for (size_t r = 0; r < rows; r++)                                                          \
+        for (size_t r = 0; r < rows; r++) {                                                        \
+            if (r + 1 < rows)                                                                      \
+                kb_cpu_prefetch((const T *)a->in[0] + (r + 1) * cols, cols * sizeof(T));           \
             softmax_row_##SUFFIX((const T *)a->in[0] + r * cols, (T *)a->out[0] + r * cols, cols); \
+        }                                                                                          \
         return 0;                                                                                  \
     }
 
@@ -62,6 +65,7 @@ static int softmax_half(const kb_args *a, const void *params) {
     const size_t cols = ((const softmax_shape *)params)->cols;
     float *xf = a->workspace, *yf = xf + cols;
     for (size_t r = 0; r < rows; r++) {
+        if (r + 1 < rows) kb_cpu_prefetch((const uint16_t *)a->in[0] + (r + 1) * cols, cols * 2);
         kb_cpu_to_f32(xf, a->in[0], a->prec, r * cols, cols);
         softmax_row_f32(xf, yf, cols);
         kb_cpu_from_f32(a->out[0], a->prec, r * cols, yf, cols);

@@ -13,15 +13,15 @@ static void swish_layout(const kb_case *c, kb_layout *l) {
     kb_layout_output(l, "y", n);
 }
 
-/* One formula for both types: double uses libm's exp, float the branch-free
- * kb_expf so that the loop vectorises. For very negative x, e^-x is large (or
- * clamped, or inf in double) and y goes to -0 as it should. */
+/* One formula for both types, through the branch-free kb_exp / kb_expf so
+ * that the loops vectorise. For very negative x, e^-x is large (or clamped)
+ * and y goes to 0 from below as it should. */
 #define SWISH_BLOCK(T, SUFFIX, EXP)                                                                \
     static void swish_##SUFFIX(const T *restrict x, T *restrict y, size_t n) {                     \
         for (size_t i = 0; i < n; i++) y[i] = x[i] / ((T)1 + EXP(-x[i]));                          \
     }
 
-SWISH_BLOCK(double, f64, exp)
+SWISH_BLOCK(double, f64, kb_exp)
 SWISH_BLOCK(float, f32, kb_expf)
 
 static int swish_cpu(const kb_args *a) {

@@ -30,8 +30,10 @@ static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, 
     } else {
         size_t i = 0;
 #ifdef __F16C__
-        /* GCC 12 does not vectorise _Float16 conversions without AVX512-FP16. */
-        for (; i + 8 <= n; i += 8)
+        /* GCC 12 does not vectorise _Float16 conversions without AVX512-FP16.
+         * (The bound is computed once: with i + 8 <= n, GCC 12 misjudges the
+         * tail loop for a constant n and warns.) */
+        for (const size_t nv = n - n % 8; i < nv; i += 8)
             _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
 #endif
         for (; i < n; i++) dst[i] = kb_f16_to_f32(s[i]);
@@ -48,12 +50,22 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
         size_t i = 0;
 #ifdef __F16C__
         /* Round to nearest even, as kb_f32_to_f16 does. */
-        for (; i + 8 <= n; i += 8)
+        for (const size_t nv = n - n % 8; i < nv; i += 8)
             _mm_storeu_si128((__m128i *)(d + i),
                              _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
 #endif
         for (; i < n; i++) d[i] = kb_f32_to_f16(src[i]);
     }
+}
+
+/* Asks for the cache lines of p[0 .. bytes) ahead of use, into L2 (into L1
+ * as well, a next row of doubles evicted the current one and was slower).
+ * Row kernels call it for the next row before computing this one: the row's
+ * passes run in cache, and without a request in flight memory would idle
+ * meanwhile (the hardware prefetcher follows demand misses, and a row's
+ * compute makes none). */
+static inline void kb_cpu_prefetch(const void *p, size_t bytes) {
+    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch((const char *)p + i, 0, 2);
 }
 
 /* Partial sums for reductions: a float or double sum loop only vectorises when
@@ -96,12 +108,18 @@ static inline float kb_cpu_max_f32(const float *restrict x, size_t n) {
     return kb_bits_to_f32(kb__cpu_flip((uint32_t)m));
 }
 
-/* Scalar: where double kernels take a max (softmax-like rows) they are bound
- * by libm's exp, not by the max. */
+/* The same for double, on int64 patterns (AVX2 compares int64 lanes). */
+static inline uint64_t kb__cpu_flip64(uint64_t u) {
+    return u ^ (u >> 63 ? 0x7fffffffffffffffu : 0u);
+}
+
 static inline double kb_cpu_max_f64(const double *restrict x, size_t n) {
-    double m = x[0];
-    for (size_t i = 1; i < n; i++) m = x[i] > m ? x[i] : m;
-    return m;
+    int64_t m = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        int64_t k = (int64_t)kb__cpu_flip64(kb_f64_to_bits(x[i]));
+        m = k > m ? k : m;
+    }
+    return kb_bits_to_f64(kb__cpu_flip64((uint64_t)m));
 }
 
 /* The sum of x[0 .. n) in KB_CPU_LANES partial sums, then the tail. */

@@ -42,6 +42,18 @@ KB_HD static inline uint32_t kb_f32_to_bits(float f) {
     return u;
 }
 
+KB_HD static inline double kb_bits_to_f64(uint64_t u) {
+    double f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+KB_HD static inline uint64_t kb_f64_to_bits(double f) {
+    uint64_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
 KB_HD static inline float kb_bf16_to_f32(uint16_t h) {
     return kb_bits_to_f32((uint32_t)h << 16);
 }

@@ -1,0 +1,121 @@
+/* kb/cpu.h's block helpers. The conversions between fp16/bf16 storage and
+ * float against kb/prec.h's one-element conversions, bit for bit: widening
+ * every one of the 65536 patterns, and rounding every float that a 16-bit
+ * value, a midpoint between two neighbours (the ties) or a point near one
+ * widens from. The row maxima (integer compares on flipped patterns) against
+ * a plain comparison loop, signs and zeros included.
+ * Built twice: with the compiler's defaults (the scalar loops; test
+ * kbench.unit.cpu_blocks) and with the kernels' flags (F16C and vector
+ * loops where the machine has them; kbench.unit.cpu_blocks_native). */
+#include "kb/cpu.h"
+#include "kb_test.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define PATTERNS 65536
+
+/* Both sides equal, or both NaN (a NaN's payload may differ). */
+static int same_f32(float a, float b) {
+    return (isnan(a) && isnan(b)) || kb_f32_to_bits(a) == kb_f32_to_bits(b);
+}
+
+static int is_nan16(kb_prec p, uint16_t h) {
+    return p == KB_FP16 ? (h & 0x7fffu) > 0x7c00u : (h & 0x7fffu) > 0x7f80u;
+}
+
+static float widen(kb_prec p, uint16_t h) {
+    return p == KB_FP16 ? kb_f16_to_f32(h) : kb_bf16_to_f32(h);
+}
+
+static uint16_t narrow(kb_prec p, float f) {
+    return p == KB_FP16 ? kb_f32_to_f16(f) : kb_f32_to_bf16(f);
+}
+
+/* Every pattern through kb_cpu_to_f32, at an odd offset and length so that
+ * the vector loop's tail runs too. */
+static void check_widen(kb_prec p) {
+    static uint16_t h[PATTERNS];
+    static float f[PATTERNS];
+    for (size_t i = 0; i < PATTERNS; i++) h[i] = (uint16_t)i;
+    kb_cpu_to_f32(f, h, p, 3, PATTERNS - 8);
+    size_t bad = 0;
+    for (size_t i = 0; i < PATTERNS - 8; i++) bad += !same_f32(f[i], widen(p, h[i + 3]));
+    ASSERT_INT_EQ(bad, 0);
+}
+
+/* Floats to round: each 16-bit value widened, the midpoint to its upper
+ * neighbour and the floats one ulp either side of that midpoint. */
+static void check_narrow(kb_prec p) {
+    enum { n = 4 * PATTERNS };
+    static float f[n];
+    static uint16_t h[n + 5];
+    for (size_t i = 0; i < PATTERNS; i++) {
+        float v = widen(p, (uint16_t)i), up = widen(p, (uint16_t)(i + 1));
+        float mid = isfinite(v) && isfinite(up) ? v + (up - v) / 2 : v;
+        f[4 * i] = v;
+        f[4 * i + 1] = mid;
+        f[4 * i + 2] = nextafterf(mid, -INFINITY);
+        f[4 * i + 3] = nextafterf(mid, INFINITY);
+    }
+    kb_cpu_from_f32(h, p, 5, f, n);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint16_t want = narrow(p, f[i]), got = h[i + 5];
+        bad += is_nan16(p, want) ? !is_nan16(p, got) : got != want;
+    }
+    ASSERT_INT_EQ(bad, 0);
+}
+
+static void test_f16_widen(void) {
+    check_widen(KB_FP16);
+}
+static void test_bf16_widen(void) {
+    check_widen(KB_BF16);
+}
+static void test_f16_narrow(void) {
+    check_narrow(KB_FP16);
+}
+static void test_bf16_narrow(void) {
+    check_narrow(KB_BF16);
+}
+
+/* Maxima of rows of mixed signs, zeros and magnitudes, at every length up to
+ * 70 (past the vector width, with tails), against x > m ? x : m. */
+static void test_max(void) {
+    static const double v[] = {-0.0, 0.0, -1.5, 2.25, -1e300, 1e-300, -3.0, 7.0, -7.5, 1e300};
+    double d[70];
+    float f[70];
+    for (size_t start = 0; start < 10; start++)
+        for (size_t n = 1; n <= 70; n++) {
+            for (size_t i = 0; i < n; i++) {
+                d[i] = v[(start + i * 7) % 10] * (double)(i % 5 + 1);
+                f[i] = (float)(v[(start + i * 3) % 10] / 1e280) * (float)(i % 5 + 1);
+            }
+            double want = d[0];
+            float wantf = f[0];
+            for (size_t i = 1; i < n; i++) {
+                want = d[i] > want ? d[i] : want;
+                wantf = f[i] > wantf ? f[i] : wantf;
+            }
+            ASSERT(kb_cpu_max_f64(d, n) == want);
+            ASSERT(kb_cpu_max_f32(f, n) == wantf);
+        }
+    /* All negative: the largest is the one nearest 0. */
+    double neg[] = {-5.0, -0.25, -3.0, -1e-300, -7.0};
+    ASSERT(kb_cpu_max_f64(neg, 5) == -1e-300);
+}
+
+int main(void) {
+#ifdef __F16C__
+    printf("fp16 through F16C\n");
+#else
+    printf("fp16 through the scalar conversions\n");
+#endif
+    RUN_TEST(test_f16_widen);
+    RUN_TEST(test_bf16_widen);
+    RUN_TEST(test_f16_narrow);
+    RUN_TEST(test_bf16_narrow);
+    RUN_TEST(test_max);
+    return kb_test_summary();
+}

@@ -1,0 +1,111 @@
+/* kb/vmath.h's double math (kb_exp, kb_erfc, kb_erf, kb_gelu_f64): the max
+ * error in ulp against long double libm over dense sweeps of each range, and
+ * the special values as documented. Built with the kernels' flags (FMA where
+ * the machine has it), as the kernels use it; the bounds are those of an FMA
+ * build, and the test says so and skips the error bounds without FMA. */
+#include "kb/vmath.h"
+#include "kb_test.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+/* |got - want| in units of the last place of double at want (want normal). */
+static double ulp_err(double got, long double want) {
+    double w = (double)want;
+    double ulp = nextafter(fabs(w), INFINITY) - fabs(w);
+    return (double)(fabsl((long double)got - want) / ulp);
+}
+
+/* The worst ulp error of f against ref over n + 1 points evenly spread over
+ * [lo, hi], printed with the argument where it occurs. */
+static double sweep(const char *name, double (*f)(double), long double (*ref)(long double),
+                    double lo, double hi, long n) {
+    double worst = 0.0, at = lo;
+    for (long i = 0; i <= n; i++) {
+        double x = lo + (hi - lo) * (double)i / (double)n;
+        x = x > hi ? hi : x; /* rounding can step past hi */
+        double e = ulp_err(f(x), ref(x));
+        if (e > worst) worst = e, at = x;
+    }
+    printf("%s over [%g, %g], %ld points: max %.3f ulp at %.17g\n", name, lo, hi, n + 1, worst, at);
+    return worst;
+}
+
+static long double ref_exp(long double x) {
+    return expl(x);
+}
+static long double ref_erfc(long double x) {
+    return erfcl(x);
+}
+static long double ref_erf(long double x) {
+    return erfl(x);
+}
+
+#ifdef __FMA__
+static void test_exp_ulp(void) {
+    /* The whole clamped range, and densely around 0 where r = x. */
+    ASSERT(sweep("kb_exp", kb_exp, ref_exp, -708.39, 709.78, 4000000) < 1.0);
+    ASSERT(sweep("kb_exp", kb_exp, ref_exp, -1.0, 1.0, 2000000) < 1.0);
+}
+
+static void test_erfc_ulp(void) {
+    /* Relative error where erfc is normal (its argument up to 26.5); below 0
+     * erfc is 2 - erfc(-x) in [1, 2). */
+    ASSERT(sweep("kb_erfc", kb_erfc, ref_erfc, -6.0, 26.5, 4000000) < 12.0);
+    ASSERT(sweep("kb_erfc", kb_erfc, ref_erfc, 0.0, 1.0, 1000000) < 12.0);
+}
+
+static void test_erf_ulp(void) {
+    /* Small arguments through the series keep their relative accuracy. */
+    ASSERT(sweep("kb_erf", kb_erf, ref_erf, -6.0, 6.0, 4000000) < 4.0);
+    ASSERT(sweep("kb_erf", kb_erf, ref_erf, -1e-3, 1e-3, 1000000) < 4.0);
+    ASSERT(ulp_err(kb_erf(1e-300), erfl(1e-300L)) < 4.0);
+}
+
+/* GELU as the reference writes it, against the kernel's tolerance (max_abs
+ * 2e-14 in kernels/gelu/kernel.json): |x| to 12, past the inputs' tails. */
+static void test_gelu_abs(void) {
+    double worst = 0.0;
+    for (long i = 0; i <= 2400000; i++) {
+        double x = -12.0 + 24.0 * (double)i / 2400000.0;
+        long double want = 0.5L * x * erfcl(-(long double)x / sqrtl(2.0L));
+        double e = (double)fabsl((long double)kb_gelu_f64(x) - want);
+        worst = e > worst ? e : worst;
+    }
+    printf("kb_gelu_f64 over [-12, 12]: max abs error %.3g\n", worst);
+    ASSERT(worst < 4e-15);
+}
+#endif
+
+static void test_specials(void) {
+    ASSERT(kb_exp(0.0) == 1.0);
+    ASSERT(isnan(kb_exp(NAN)));
+    /* Clamped: normal and finite at the ends, as documented. */
+    ASSERT(kb_exp(-INFINITY) >= DBL_MIN && kb_exp(-INFINITY) < 2.3e-308);
+    ASSERT(kb_exp(-1000.0) == kb_exp(-708.39));
+    ASSERT(isfinite(kb_exp(INFINITY)) && kb_exp(INFINITY) > 1.79e308);
+    ASSERT(fabs(kb_erfc(0.0) - 1.0) < 4e-15);
+    ASSERT(kb_erfc(-INFINITY) == 2.0);
+    ASSERT(kb_erfc(INFINITY) >= 0.0 && kb_erfc(INFINITY) < 1e-308);
+    ASSERT(isnan(kb_erfc(NAN)));
+    ASSERT(kb_erf(INFINITY) == 1.0 && kb_erf(-INFINITY) == -1.0);
+    ASSERT(kb_erf(0.0) == 0.0 && signbit(kb_erf(-0.0)));
+    ASSERT(isnan(kb_erf(NAN)));
+    ASSERT(kb_gelu_f64(0.0) == 0.0);
+    ASSERT(kb_gelu_f64(40.0) == 40.0);
+    ASSERT(isnan(kb_gelu_f64(NAN)));
+}
+
+int main(void) {
+#ifdef __FMA__
+    RUN_TEST(test_exp_ulp);
+    RUN_TEST(test_erfc_ulp);
+    RUN_TEST(test_erf_ulp);
+    RUN_TEST(test_gelu_abs);
+#else
+    printf("no FMA in this build: the ulp bounds (measured with FMA) are not checked\n");
+#endif
+    RUN_TEST(test_specials);
+    return kb_test_summary();
+}
