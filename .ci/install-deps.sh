@@ -56,15 +56,18 @@ packages_of() {
   esac
 }
 
-# Runs a command as root: directly when we are root, else through sudo
-# without a password prompt (CI has no terminal to answer one).
+# Whether we can run apt-get as root: directly, or through sudo without a
+# password prompt (a script has no terminal to answer one).
+can_be_root() {
+  [ "$(id -u)" -eq 0 ] || { command -v sudo >/dev/null && sudo -n true 2>/dev/null; }
+}
+
+# Runs a command as root (can_be_root said we may).
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then
     "$@"
-  elif command -v sudo >/dev/null; then
-    sudo -n "$@" || die "'$*' failed (not root, and sudo -n did not work)"
   else
-    die "need root to run '$*' (no sudo)"
+    sudo -n "$@"
   fi
 }
 
@@ -74,9 +77,19 @@ install_packages() {
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
       missing+=("$p")
   done
-  ((${#missing[@]})) || return 0
+  if ((${#missing[@]} == 0)); then
+    echo "install-deps: the $# packages needed are installed"
+    return 0
+  fi
   command -v apt-get >/dev/null ||
     die "not an apt-based system; install these yourself: ${missing[*]}"
+  if ! can_be_root; then
+    # Not root and no password-less sudo: the exact line to run, then rerun.
+    echo "install-deps: missing: ${missing[*]}" >&2
+    echo "install-deps: not root; run this (then the same command again):" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
   echo "install-deps: apt-get install ${missing[*]}"
   as_root apt-get update -qq || die "apt-get update failed"
   as_root env DEBIAN_FRONTEND=noninteractive \

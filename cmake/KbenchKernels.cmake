@@ -456,8 +456,10 @@ endfunction()
 # resource spec. KBENCH_GPU_PARALLEL lets GPU kernel tests run side by side,
 # each owning the GPU the resource spec gives it; the driver then refuses to
 # run without one. Every one requires the backend's calibration fixture, so
-# a run measures the attainable bandwidth first (docs/calibration.md). The
-# result JSON goes to CDash with the test (ATTACHED_FILES, docs/cdash.md).
+# a run measures the attainable bandwidth first (docs/calibration.md), and
+# the run's report fixtures (kbench.session before, kbench.report after,
+# whatever the outcome; registered by kbench's own suite, docs/report.md).
+# The result JSON goes to CDash with the test (ATTACHED_FILES, docs/cdash.md).
 function(_kb_add_timed_test test backend gpu_labels timeout labels)
   _kb_results_dir(results)
   add_test(NAME ${test} COMMAND ${ARGN})
@@ -465,7 +467,7 @@ function(_kb_add_timed_test test backend gpu_labels timeout labels)
     LABELS "${labels}"
     SKIP_RETURN_CODE 77
     TIMEOUT ${timeout}
-    FIXTURES_REQUIRED kbench_calibration_${backend}
+    FIXTURES_REQUIRED "kbench_calibration_${backend};kbench_session;kbench_report"
     ATTACHED_FILES "${results}/${test}.json")
   if(gpu_labels)
     set_tests_properties(${test} PROPERTIES RESOURCE_GROUPS "gpus:1")
@@ -498,6 +500,7 @@ function(_kb_add_calibration_test backend gpu_labels timeout kernel manifest)
     TIMEOUT ${timeout}
     RUN_SERIAL TRUE
     FIXTURES_SETUP kbench_calibration_${backend}
+    FIXTURES_REQUIRED "kbench_session;kbench_report"
     ATTACHED_FILES "${results}/${test}.json;${results}/calibration/${backend}.json")
   set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT "KBENCH_TIMEOUT=${timeout}")
 endfunction()
