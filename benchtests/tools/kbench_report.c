@@ -20,12 +20,16 @@
 #define DIR_MAX (KB_PATH_MAX - 64)
 
 static int usage(FILE *f) {
-    fprintf(f, "usage: kbench-report RESULTS_DIR [--out DIR] [--format summary|gbench]\n"
-               "                    [--gbench-aggregates-only]\n"
+    fprintf(f, "usage: kbench-report RESULTS_DIR [--out DIR] [--since FILE]\n"
+               "                    [--format summary|gbench] [--gbench-aggregates-only]\n"
                "  RESULTS_DIR  the results of a ctest run (build/kbench-results)\n"
                "  --out DIR    where to write summary.json, summary.md, regressions.md,\n"
-               "               summary.svg and roofline-<backend>.svg per backend\n"
+               "               summary.svg, summary.txt (the run in a few lines: what\n"
+               "               failed, what was gated against what) and\n"
+               "               roofline-<backend>.svg per backend\n"
                "               (default: RESULTS_DIR/../kbench-report)\n"
+               "  --since FILE only the results modified at or after FILE (one ctest run's:\n"
+               "               the kbench.session test touches RESULTS_DIR/.session)\n"
                "  --format F   summary (default): print every case, failed ones first, and\n"
                "               write the files above; gbench: print the run in Google\n"
                "               Benchmark's JSON format (compare.py, Bencher, github-action-\n"
@@ -38,7 +42,7 @@ static int usage(FILE *f) {
 }
 
 typedef struct args {
-    const char *results, *out, *format;
+    const char *results, *out, *format, *since;
     int help, gbench, aggregates_only;
 } args;
 
@@ -63,12 +67,13 @@ static int parse_format(args *a) {
 /* Why argv[i] was not taken: an option whose value is missing, one given
  * twice, or an argument nothing expects. */
 static int refuse(const char *s, int last) {
-    static const char *const options[] = {"--out", "--format", "--gbench-aggregates-only"};
+    static const char *const options[] = {"--gbench-aggregates-only", "--out", "--format",
+                                          "--since"};
     for (size_t k = 0; k < sizeof options / sizeof *options; ++k) {
         const size_t n = strlen(options[k]);
         if (strncmp(s, options[k], n) != 0 || (s[n] != '\0' && s[n] != '=')) continue;
         fprintf(stderr, "kbench-report: %s %s\n", options[k],
-                k == 2                 ? "is given twice"
+                k == 0                 ? "is given twice"
                 : s[n] == '\0' && last ? "needs a value"
                                        : "is given twice, or with an empty value");
         return -1;
@@ -91,6 +96,10 @@ static int parse(int argc, char **argv, args *a) {
             a->format = argv[++i];
         else if (strncmp(s, "--format=", 9) == 0 && !a->format)
             a->format = s + 9;
+        else if (strcmp(s, "--since") == 0 && i + 1 < argc && !a->since)
+            a->since = argv[++i];
+        else if (strncmp(s, "--since=", 8) == 0 && s[8] && !a->since)
+            a->since = s + 8;
         else if (strcmp(s, "--gbench-aggregates-only") == 0 && !a->aggregates_only)
             a->aggregates_only = 1;
         else if (s[0] != '-' && !a->results)
@@ -102,6 +111,7 @@ static int parse(int argc, char **argv, args *a) {
     if (!a->results) return bad_args("no RESULTS_DIR", NULL);
     if (!*a->results) return bad_args("RESULTS_DIR is empty", NULL);
     if (a->out && !*a->out) return bad_args("--out: the directory name is empty", NULL);
+    if (a->since && !*a->since) return bad_args("--since: the file name is empty", NULL);
     if (strlen(a->results) >= DIR_MAX) return bad_args("RESULTS_DIR is too long: '", a->results);
     if (a->out && strlen(a->out) >= DIR_MAX) return bad_args("--out is too long: '", a->out);
     return parse_format(a);
@@ -167,20 +177,21 @@ static int check_out(const char *results, const char *out, kb_err *err) {
     return kb_mkdir_p(out, err);
 }
 
-#define N_FIXED   4
+#define N_FIXED   5
 #define MAX_FILES (N_FIXED + 16)
 static const char *const file_names[N_FIXED] = {"summary.json", "summary.md", "regressions.md",
-                                                "summary.svg"};
+                                                "summary.svg", "summary.txt"};
 
 /* The files' names and texts: the four, then a roofline chart per backend.
  * Returns how many; a NULL text is out of memory. */
-static int make_texts(const kb_sum_run *run, char names[][300], char **texts) {
+static int make_texts(const kb_sum_run *run, const char *out, char names[][300], char **texts) {
     const char *backends[MAX_FILES - N_FIXED];
     int n = kb_sum_backends(run, backends, MAX_FILES - N_FIXED);
     texts[0] = kb_sum_json_text(run);
     texts[1] = kb_sum_md_text(run);
     texts[2] = kb_sum_regressions_text(run);
     texts[3] = kb_sum_svg_text(run);
+    texts[4] = kb_sum_headline_text(run, out);
     for (int i = 0; i < N_FIXED; ++i) snprintf(names[i], sizeof names[i], "%s", file_names[i]);
     for (int i = 0; i < n; ++i) {
         kb_sum_roofline_file(backends[i], names[N_FIXED + i], sizeof names[N_FIXED + i]);
@@ -206,7 +217,7 @@ static int check_names(char names[][300], int n, kb_err *err) {
 static int write_files(const kb_sum_run *run, const char *results, const char *dir, kb_err *err) {
     char names[MAX_FILES][300], *texts[MAX_FILES] = {0};
     char paths[MAX_FILES][KB_PATH_MAX + 320];
-    const int n = make_texts(run, names, texts);
+    const int n = make_texts(run, dir, names, texts);
     int rc = check_names(names, n, err);
     for (int i = 0; i < n && rc == 0; ++i) {
         struct stat st;
@@ -243,6 +254,15 @@ static int write_gbench(const kb_sum_run *run, const args *a, kb_err *err) {
     return rc;
 }
 
+/* The run in a few lines (summary.txt), last, where a reader looks. */
+static int print_headline(const kb_sum_run *run, const char *out, kb_err *err) {
+    char *text = kb_sum_headline_text(run, out);
+    if (!text) return kb_fail(err, "out of memory");
+    printf("\n%s", text);
+    free(text);
+    return fflush(stdout) == 0 ? 0 : kb_fail(err, "writing to stdout: %s", strerror(errno));
+}
+
 int main(int argc, char **argv) {
     args a;
     if (parse(argc, argv, &a) != 0) return usage(stderr);
@@ -254,7 +274,7 @@ int main(int argc, char **argv) {
         default_out(a.results, out, sizeof out);
     kb_sum_run run;
     kb_err err = {{0}};
-    int rc = kb_sum_load(&run, a.results, &err);
+    int rc = kb_sum_load(&run, a.results, a.since, &err);
     if (rc == 0) rc = kb_sum_digest(&run, &err);
     if (rc == 0 && a.gbench) {
         rc = write_gbench(&run, &a, &err);
@@ -262,6 +282,7 @@ int main(int argc, char **argv) {
         kb_sum_print_table(stdout, &run);
         fflush(stdout);
         rc = write_files(&run, a.results, out, &err);
+        if (rc == 0) rc = print_headline(&run, out, &err);
     }
     if (rc != 0) fprintf(stderr, "kbench-report: %s\n", err.msg);
     kb_sum_free(&run);

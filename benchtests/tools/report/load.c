@@ -421,7 +421,33 @@ static int load_all(kb_sum_run *run, struct dirent **names, int n, kb_err *err) 
     return 0;
 }
 
-int kb_sum_load(kb_sum_run *run, const char *dir, kb_err *err) {
+/* Whether `a` was modified before `b`. */
+static int older(const struct stat *a, const struct stat *b) {
+    return a->st_mtim.tv_sec < b->st_mtim.tv_sec ||
+           (a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec < b->st_mtim.tv_nsec);
+}
+
+/* Drops the names of results modified before `since` (a file's path):
+ * those of earlier runs. Returns how many remain, -1 when `since` cannot
+ * be read. */
+static int keep_since(const char *dir, const char *since, struct dirent **names, int n,
+                      kb_err *err) {
+    struct stat mark, st;
+    if (stat(since, &mark) != 0) return kb_fail(err, "--since %s: %s", since, strerror(errno));
+    int kept = 0;
+    for (int i = 0; i < n; ++i) {
+        char path[KB_PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
+        if (stat(path, &st) == 0 && older(&st, &mark)) {
+            free(names[i]);
+            continue;
+        }
+        names[kept++] = names[i];
+    }
+    return kept;
+}
+
+int kb_sum_load(kb_sum_run *run, const char *dir, const char *since, kb_err *err) {
     memset(run, 0, sizeof *run);
     snprintf(run->results_dir, sizeof run->results_dir, "%s", dir);
     kb_utc_now(run->generated_at, sizeof run->generated_at);
@@ -430,9 +456,18 @@ int kb_sum_load(kb_sum_run *run, const char *dir, kb_err *err) {
     if (n < 0)
         return kb_fail(err, "%s: %s: no results: run ctest first", dir,
                        errno == ENOENT ? "no such directory" : strerror(errno));
-    int rc = n == 0 ? kb_fail(err, "%s: no result JSON in it: no results: run ctest first", dir)
-                    : load_all(run, names, n, err);
+    int all = n;
+    if (since && n > 0) n = keep_since(dir, since, names, n, err);
+    int rc = -1;
+    if (n == 0 && since && all > 0)
+        rc = kb_fail(err, "%s: no result written since %s: no results of this run", dir, since);
+    else if (n == 0)
+        rc = kb_fail(err, "%s: no result JSON in it: no results: run ctest first", dir);
+    else if (n > 0)
+        rc = load_all(run, names, n, err);
     for (int i = 0; i < n; ++i) free(names[i]);
+    if (n < 0)
+        for (int i = 0; i < all; ++i) free(names[i]);
     free(names);
     return rc;
 }

@@ -99,10 +99,12 @@ typedef struct kb_sum_run {
     int n_env;
 } kb_sum_run;
 
-/* load.c: reads every *.json directly in dir (not subfolders). Fails naming
+/* load.c: reads every *.json directly in dir (not subfolders); with `since`
+ * (a file's path, or NULL), only those modified at or after that file (the
+ * results of one ctest run: kbench.session touches it first). Fails naming
  * the file and the field of a result that cannot be read, and when the
  * directory is missing or holds no result. */
-int kb_sum_load(kb_sum_run *run, const char *dir, kb_err *err);
+int kb_sum_load(kb_sum_run *run, const char *dir, const char *since, kb_err *err);
 void kb_sum_free(kb_sum_run *run);
 
 /* digest.c: the derived figures, the order and the environment. */
@@ -124,6 +126,13 @@ char *kb_sum_json_text(const kb_sum_run *run);        /* summary_json.c */
 char *kb_sum_md_text(const kb_sum_run *run);          /* summary_md.c */
 char *kb_sum_regressions_text(const kb_sum_run *run); /* regressions_md.c */
 char *kb_sum_svg_text(const kb_sum_run *run);         /* svg.c */
+/* headline.c: summary.txt, the run in a few lines; `out` is the report's
+ * directory, named in it. */
+char *kb_sum_headline_text(const kb_sum_run *run, const char *out);
+/* gating.c: how many tests were gated, against what, and (when none was)
+ * how to get a gate; markdown (`md`) or plain text. */
+struct kb_buf;
+void kb_sum_gating_text(struct kb_buf *b, const kb_sum_run *run, int md);
 
 /* roofline_svg.c: one roofline chart per backend. kb_sum_backends lists the
  * run's backends (tests of the calibration set aside: they measure the

@@ -17,6 +17,7 @@ static void header(kb_buf *b, const kb_sum_run *run) {
         kb_buf_printf(b, "**Passed: all %d tests** (%d cases)", run->n_tests, run->n_cases);
     kb_buf_printf(b, " · newest result %s · report generated %s\n\n", run->newest_result_at,
                   run->generated_at);
+    kb_sum_gating_text(b, run, 1);
     kb_buf_puts(b, "Files: [regressions.md](regressions.md) (every failed case in full), "
                    "[summary.json](summary.json), [summary.svg](summary.svg)");
     const char *backends[16];

@@ -1,0 +1,124 @@
+/* What the run's latency was gated against, and what to do when it was not:
+ * the first thing the report says after pass/fail (summary.md and the
+ * headline ctest prints at the end of a run). A test counts as gated when
+ * at least one of its cases got a verdict that compared it with something
+ * (verdict.h's "gated" column). */
+#include "buf.h"
+#include "summary.h"
+
+#include <string.h>
+
+typedef struct gating {
+    int gated, ab, other_hardware, no_baseline, other;
+    const char *profile, *ab_base, *backend;
+} gating;
+
+static int case_gated(const kb_sum_case *c) {
+    kb_latency_verdict v;
+    return kb_latency_verdict_parse(c->verdict, &v) == 0 && kb_latency_verdict_gated(v);
+}
+
+static int any_case(const kb_sum_test *t, kb_latency_verdict v) {
+    for (int i = 0; i < t->n_cases; ++i)
+        if (kb_sum_verdict_is(&t->cases[i], v)) return 1;
+    return 0;
+}
+
+static int test_gated(const kb_sum_test *t) {
+    for (int i = 0; i < t->n_cases; ++i)
+        if (case_gated(&t->cases[i])) return 1;
+    return 0;
+}
+
+/* Why a test was not gated, counted by reason. */
+static void count_ungated(gating *g, const kb_sum_test *t) {
+    if (any_case(t, KB_LAT_OTHER_HARDWARE))
+        g->other_hardware++;
+    else if (any_case(t, KB_LAT_NO_BASELINE))
+        g->no_baseline++;
+    else
+        g->other++;
+}
+
+static gating count(const kb_sum_run *run) {
+    gating g = {0};
+    for (int i = 0; i < run->n_tests; ++i) {
+        const kb_sum_test *t = &run->tests[i];
+        if (!g.profile && t->profile[0]) g.profile = t->profile;
+        if (!g.backend && t->backend[0]) g.backend = t->backend;
+        if (!test_gated(t)) {
+            count_ungated(&g, t);
+            continue;
+        }
+        g.gated++;
+        if (strcmp(t->mode, "ab") == 0) {
+            g.ab++;
+            g.ab_base = t->ab_base;
+        }
+    }
+    return g;
+}
+
+static void against(kb_buf *b, const gating *g, int md) {
+    const char *q = md ? "`" : "'";
+    if (g->gated > g->ab)
+        kb_buf_printf(b, "committed baselines of profile %s%s%s", q, g->profile ? g->profile : "?",
+                      q);
+    if (g->gated > g->ab && g->ab) kb_buf_puts(b, " and ");
+    if (g->ab) kb_buf_printf(b, "the A/B base %s%s%s", q, g->ab_base ? g->ab_base : "?", q);
+}
+
+static void why_not(kb_buf *b, const gating *g, int md) {
+    const char *q = md ? "`" : "'";
+    const char *sep = "";
+    if (g->other_hardware) {
+        kb_buf_printf(b, "%d with baselines recorded on other hardware", g->other_hardware);
+        sep = ", ";
+    }
+    if (g->no_baseline) {
+        kb_buf_printf(b, "%s%d with no baseline for profile %s%s%s", sep, g->no_baseline, q,
+                      g->profile ? g->profile : "?", q);
+        sep = ", ";
+    }
+    if (g->other) kb_buf_printf(b, "%s%d recording baselines or without a verdict", sep, g->other);
+}
+
+/* The two ways to a gate, as commands to copy. */
+static void advice(kb_buf *b, const gating *g, int md) {
+    const char *be = g->backend ? g->backend : "cpu";
+    if (md) {
+        kb_buf_printf(b,
+                      "To get a gate on this machine, record baselines for its profile and "
+                      "commit them, `KBENCH_UPDATE_BASELINES=1 ctest --test-dir build -L %s` "
+                      "(docs/baselines.md), or compare your branch with a git "
+                      "ref here, with no baseline, `build/bin/kbench-ab main -L %s`.\n\n",
+                      be, be);
+        return;
+    }
+    kb_buf_printf(b,
+                  "To get a gate on this machine, record baselines for its profile and commit "
+                  "them (docs/baselines.md):\n    KBENCH_UPDATE_BASELINES=1 ctest --test-dir build "
+                  "-L %s\nor compare your branch with a git ref here, with no baseline "
+                  "(docs/ab.md):\n    build/bin/kbench-ab main -L %s\n",
+                  be, be);
+}
+
+void kb_sum_gating_text(kb_buf *b, const kb_sum_run *run, int md) {
+    gating g = count(run);
+    const char *bold = md ? "**" : "";
+    kb_buf_printf(b, "%sGated: %d of %d tests%s", bold, g.gated, run->n_tests, bold);
+    if (g.gated) {
+        kb_buf_puts(b, " against ");
+        against(b, &g, md);
+    }
+    if (g.gated < run->n_tests) {
+        kb_buf_printf(b, "; not gated: %d (", run->n_tests - g.gated);
+        why_not(b, &g, md);
+        kb_buf_puts(b, ")");
+    }
+    kb_buf_puts(b, md ? ".\n\n" : ".\n");
+    if (g.gated > 0) return;
+    kb_buf_printf(b, "%sNothing was gated: a slower kernel cannot fail this run.%s%s", bold, bold,
+                  md ? " " : "\n");
+    advice(b, &g, md);
+}
