@@ -30,9 +30,12 @@
 #define MAX_BOX  (MAX_PTS + 2 * KB_SUM_MAX_CEILINGS + 8)
 #define KB_NS    "urn:kbench:roofline"
 
-/* Kernel colours (Tableau 10 without its red, which marks failures). */
-static const char *const palette[] = {"#4e79a7", "#f28e2b", "#76b7b2", "#59a14f", "#edc948",
-                                      "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+/* Kernel colours: eighteen distinct ones (Tableau 20 without its two reds,
+ * which mark failures); beyond eighteen kernels they repeat. */
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#76b7b2",
+                                      "#edc948", "#9c755f", "#ff9da7", "#79706e", "#a0cbe8",
+                                      "#8cd17d", "#d37295", "#b6992d", "#499894", "#ffbe7d",
+                                      "#d4a6c8", "#bab0ac", "#86bcb6"};
 #define N_COLORS (sizeof palette / sizeof *palette)
 
 typedef struct point {
