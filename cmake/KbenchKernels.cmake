@@ -416,13 +416,21 @@ function(kbench_add_build_info target name manifest)
   # configuration, each with its own build type and flags, and the driver
   # compiles the one of the configuration it is built in.
   get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  # A single-config build without CMAKE_BUILD_TYPE (a consumer that sets
+  # none) still gets its one file: "(none)" stands for the empty type.
   set(configs "${CMAKE_BUILD_TYPE}")
+  if(configs STREQUAL "")
+    set(configs "(none)")
+  endif()
   set(suffix "")
   if(multi_config)
     set(configs ${CMAKE_CONFIGURATION_TYPES})
     set(suffix "-$<CONFIG>")
   endif()
   foreach(config IN LISTS configs)
+    if(config STREQUAL "(none)")
+      set(config "")
+    endif()
     string(TOUPPER "${config}" build_type)
     string(STRIP "${CMAKE_C_FLAGS} ${CMAKE_C_FLAGS_${build_type}} ${kernel_flags}" c_flags)
     set(fields "")
