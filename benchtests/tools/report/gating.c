@@ -9,7 +9,7 @@
 #include <string.h>
 
 typedef struct gating {
-    int gated, ab, other_hardware, no_baseline, other;
+    int gated, ab, recording, other_hardware, no_baseline, other;
     const char *profile, *ab_base, *backend;
 } gating;
 
@@ -32,7 +32,9 @@ static int test_gated(const kb_sum_test *t) {
 
 /* Why a test was not gated, counted by reason. */
 static void count_ungated(gating *g, const kb_sum_test *t) {
-    if (any_case(t, KB_LAT_OTHER_HARDWARE))
+    if (any_case(t, KB_LAT_RECORDED) || any_case(t, KB_LAT_TOO_NOISY))
+        g->recording++;
+    else if (any_case(t, KB_LAT_OTHER_HARDWARE))
         g->other_hardware++;
     else if (any_case(t, KB_LAT_NO_BASELINE))
         g->no_baseline++;
@@ -71,6 +73,10 @@ static void against(kb_buf *b, const gating *g, int md) {
 static void why_not(kb_buf *b, const gating *g, int md) {
     const char *q = md ? "`" : "'";
     const char *sep = "";
+    if (g->recording) {
+        kb_buf_printf(b, "%d recording baselines", g->recording);
+        sep = ", ";
+    }
     if (g->other_hardware) {
         kb_buf_printf(b, "%d with baselines recorded on other hardware", g->other_hardware);
         sep = ", ";
@@ -80,7 +86,7 @@ static void why_not(kb_buf *b, const gating *g, int md) {
                       g->profile ? g->profile : "?", q);
         sep = ", ";
     }
-    if (g->other) kb_buf_printf(b, "%s%d recording baselines or without a verdict", sep, g->other);
+    if (g->other) kb_buf_printf(b, "%s%d without a latency verdict", sep, g->other);
 }
 
 /* The two ways to a gate, as commands to copy. */
@@ -118,6 +124,13 @@ void kb_sum_gating_text(kb_buf *b, const kb_sum_run *run, int md) {
     }
     kb_buf_puts(b, md ? ".\n\n" : ".\n");
     if (g.gated > 0) return;
+    if (g.recording) {
+        kb_buf_printf(b,
+                      "Baselines were recorded for profile %s%s%s: commit them; the next run "
+                      "gates against them (docs/baselines.md).\n%s",
+                      md ? "`" : "'", g.profile ? g.profile : "?", md ? "`" : "'", md ? "\n" : "");
+        return;
+    }
     kb_buf_printf(b, "%sNothing was gated: a slower kernel cannot fail this run.%s%s", bold, bold,
                   md ? " " : "\n");
     advice(b, &g, md);
