@@ -203,10 +203,14 @@ function(kbench_add_cuda_driver name exe host gpu_source)
     INSTALL_RPATH "${CUDAToolkit_LIBRARY_DIR}")
 endfunction()
 
-# kbench-<name>-hip: the same with <name>.cu compiled by hipcc as HIP.
-function(kbench_add_hip_driver name exe host gpu_source)
-  set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/${name}.o")
-  file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/hip")
+# The custom command compiling `source` with hipcc into the object `obj`
+# (CMake 3.25's HIP language cannot be used, docs/gpu.md): kbench's include
+# directories (the source tree's or the installed package's) and the
+# targets' architectures; ARGN: further flags.
+function(_kb_hip_object obj source)
+  get_filename_component(dir "${obj}" DIRECTORY)
+  get_filename_component(file "${obj}" NAME)
+  file(MAKE_DIRECTORY "${dir}")
   set(arch_flags "")
   foreach(arch IN LISTS KBENCH_HIP_ARCHITECTURES)
     list(APPEND arch_flags "--offload-arch=${arch}")
@@ -215,17 +219,21 @@ function(kbench_add_hip_driver name exe host gpu_source)
   if(KBENCH_WERROR)
     set(werror -Werror)
   endif()
-  # kb/*.h from kbench's include directory (the source tree's or the
-  # installed package's).
   set(includes "$<TARGET_PROPERTY:kbench::harness,INTERFACE_INCLUDE_DIRECTORIES>")
   add_custom_command(OUTPUT "${obj}"
     COMMAND "${KBENCH_HIPCC}" -x hip -std=c++17 -O3 -fPIC ${arch_flags} -Wall -Wextra ${werror}
-      "-I$<JOIN:${includes},;-I>" -MD -MF "${obj}.d" -c "${gpu_source}" -o "${obj}"
-    DEPENDS "${gpu_source}"
+      ${ARGN} "-I$<JOIN:${includes},;-I>" -MD -MF "${obj}.d" -c "${source}" -o "${obj}"
+    DEPENDS "${source}"
     DEPFILE "${obj}.d"
-    COMMENT "Building HIP object ${name}.o"
+    COMMENT "Building HIP object ${file}"
     COMMAND_EXPAND_LISTS
     VERBATIM)
+endfunction()
+
+# kbench-<name>-hip: the same with <name>.cu compiled by hipcc as HIP.
+function(kbench_add_hip_driver name exe host gpu_source)
+  set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/${name}.o")
+  _kb_hip_object("${obj}" "${gpu_source}")
   add_executable(${exe} "${obj}")
   target_link_libraries(${exe} PRIVATE ${host} kbench::backend_hip)
   # The HIP runtime's directory (/opt/rocm/lib on AMD's packages), as for CUDA.
@@ -258,24 +266,7 @@ function(kbench_add_gpu_backend_device_code backend source)
     target_link_libraries(${lib} PUBLIC kbench::harness CUDA::cudart CUDA::cublas)
   else()
     set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/gpu_roofs.o")
-    file(MAKE_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}/hip")
-    set(arch_flags "")
-    foreach(arch IN LISTS KBENCH_HIP_ARCHITECTURES)
-      list(APPEND arch_flags "--offload-arch=${arch}")
-    endforeach()
-    set(werror "")
-    if(KBENCH_WERROR)
-      set(werror -Werror)
-    endif()
-    set(includes "$<TARGET_PROPERTY:kbench::harness,INTERFACE_INCLUDE_DIRECTORIES>")
-    add_custom_command(OUTPUT "${obj}"
-      COMMAND "${KBENCH_HIPCC}" -x hip -std=c++17 -O3 -fPIC ${arch_flags} -Wall -Wextra ${werror}
-        "${no_source_path}" "-I$<JOIN:${includes},;-I>" "-I${src_dir}" -MD -MF "${obj}.d" -c "${source}" -o "${obj}"
-      DEPENDS "${source}"
-      DEPFILE "${obj}.d"
-      COMMENT "Building HIP object gpu_roofs.o"
-      COMMAND_EXPAND_LISTS
-      VERBATIM)
+    _kb_hip_object("${obj}" "${source}" "${no_source_path}" "-I${src_dir}")
     add_library(${lib} STATIC "${obj}")
     set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX)
     target_link_libraries(${lib} PUBLIC kbench::harness hip::host)
