@@ -9,6 +9,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* |got - want| in units of the last place of double at want (want normal). */
 static double ulp_err(double got, long double want) {
@@ -17,10 +18,20 @@ static double ulp_err(double got, long double want) {
     return (double)(fabsl((long double)got - want) / ulp);
 }
 
+/* Every how many points of a sweep are taken: 1 unless KB_VMATH_SPARSE says
+ * otherwise (the unit test's quick run, benchtests/tests/CMakeLists.txt). */
+static long sparse(void) {
+    const char *s = getenv("KB_VMATH_SPARSE");
+    long k = s ? strtol(s, NULL, 10) : 1;
+    return k >= 1 && k <= 4096 ? k : 1;
+}
+
 /* The worst ulp error of f against ref over n + 1 points evenly spread over
- * [lo, hi], printed with the argument where it occurs. */
+ * [lo, hi] (n / sparse() + 1 with KB_VMATH_SPARSE), printed with the
+ * argument where it occurs. */
 static double sweep(const char *name, double (*f)(double), long double (*ref)(long double),
                     double lo, double hi, long n) {
+    n /= sparse();
     double worst = 0.0, at = lo;
     for (long i = 0; i <= n; i++) {
         double x = lo + (hi - lo) * (double)i / (double)n;
@@ -67,8 +78,9 @@ static void test_erf_ulp(void) {
  * 2e-14 in kernels/gelu/kernel.json): |x| to 12, past the inputs' tails. */
 static void test_gelu_abs(void) {
     double worst = 0.0;
-    for (long i = 0; i <= 2400000; i++) {
-        double x = -12.0 + 24.0 * (double)i / 2400000.0;
+    const long n = 2400000 / sparse();
+    for (long i = 0; i <= n; i++) {
+        double x = -12.0 + 24.0 * (double)i / (double)n;
         long double want = 0.5L * x * erfcl(-(long double)x / sqrtl(2.0L));
         double e = (double)fabsl((long double)kb_gelu_f64(x) - want);
         worst = e > worst ? e : worst;
