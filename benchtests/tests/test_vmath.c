@@ -109,11 +109,25 @@ static void test_specials(void) {
     ASSERT(isnan(kb_gelu_f64(NAN)));
 }
 
+/* Whether long double arithmetic carries more bits than double here: the
+ * ulp references need it. valgrind runs x87 long double as double, so under
+ * the memcheck dashboard the references are no better than what they check. */
+static int extended_long_double(void) {
+    volatile long double x = 1.0L;
+    x += 0x1p-60L;
+    return x != 1.0L;
+}
+
 int main(void) {
 #ifdef __FMA__
-    RUN_TEST(test_exp_ulp);
-    RUN_TEST(test_erfc_ulp);
-    RUN_TEST(test_erf_ulp);
+    if (extended_long_double()) {
+        RUN_TEST(test_exp_ulp);
+        RUN_TEST(test_erfc_ulp);
+        RUN_TEST(test_erf_ulp);
+    } else {
+        printf("long double is no wider than double here (valgrind?): the ulp sweeps, whose "
+               "references need it, are not run\n");
+    }
     RUN_TEST(test_gelu_abs);
 #else
     printf("no FMA in this build: the ulp bounds (measured with FMA) are not checked\n");
