@@ -29,15 +29,20 @@ static int case_error(kb_case_result *r, const char *msg) {
     return -1;
 }
 
+/* The elements of every input and output tensor of the layout. */
+static double layout_elements(const kb_layout *l) {
+    double n = 0.0;
+    for (int i = 0; i < l->n_in; ++i) n += (double)l->in[i].count;
+    for (int i = 0; i < l->n_out; ++i) n += (double)l->out[i].count;
+    return n;
+}
+
 /* Host bytes a case holds at once, roughly: per element of every tensor
  * the fp64 values (inputs) or reference (outputs), a host copy in the run's
  * precision, and the buffer the kernel uses (on the CPU backend, host
  * memory too); and the workspace. */
 static double host_bytes(const kb_layout *l, size_t elem) {
-    double per = 8.0 + 2.0 * (double)elem, bytes = (double)l->workspace_bytes;
-    for (int i = 0; i < l->n_in; ++i) bytes += per * (double)l->in[i].count;
-    for (int i = 0; i < l->n_out; ++i) bytes += per * (double)l->out[i].count;
-    return bytes;
+    return (double)l->workspace_bytes + (8.0 + 2.0 * (double)elem) * layout_elements(l);
 }
 
 /* A case that needs more than the machine's memory fails before anything is
@@ -91,11 +96,7 @@ static int describe_layout(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
                 c->name, miss.dim, ctx->kernel_name);
         return case_error(r, err.msg);
     }
-    size_t elem = kb_prec_size(ctx->prec);
-    for (int i = 0; i < bf->layout.n_in; ++i)
-        r->footprint += (double)bf->layout.in[i].count * (double)elem;
-    for (int i = 0; i < bf->layout.n_out; ++i)
-        r->footprint += (double)bf->layout.out[i].count * (double)elem;
+    r->footprint = layout_elements(&bf->layout) * (double)kb_prec_size(ctx->prec);
     return check_layout(ctx, c, &bf->layout, r);
 }
 
