@@ -178,6 +178,7 @@ static int check_out(const char *results, const char *out, kb_err *err) {
 }
 
 #define N_FIXED   5
+#define HEADLINE  4 /* summary.txt */
 #define MAX_FILES (N_FIXED + 16)
 static const char *const file_names[N_FIXED] = {"summary.json", "summary.md", "regressions.md",
                                                 "summary.svg", "summary.txt"};
@@ -191,7 +192,7 @@ static int make_texts(const kb_sum_run *run, const char *out, char names[][300],
     texts[1] = kb_sum_md_text(run);
     texts[2] = kb_sum_regressions_text(run);
     texts[3] = kb_sum_svg_text(run);
-    texts[4] = kb_sum_headline_text(run, out);
+    texts[HEADLINE] = kb_sum_headline_text(run, out);
     for (int i = 0; i < N_FIXED; ++i) snprintf(names[i], sizeof names[i], "%s", file_names[i]);
     for (int i = 0; i < n; ++i) {
         kb_sum_roofline_file(backends[i], names[N_FIXED + i], sizeof names[N_FIXED + i]);
@@ -232,6 +233,9 @@ static int write_files(const kb_sum_run *run, const char *results, const char *d
     for (int i = 0; i < n && rc == 0; ++i)
         if ((rc = kb_write_file_atomic(paths[i], texts[i], err)) == 0)
             printf("wrote %s\n", paths[i]);
+    /* The headline (summary.txt) last, where a reader looks. */
+    if (rc == 0 && (printf("\n%s", texts[HEADLINE]) < 0 || fflush(stdout) != 0))
+        rc = kb_fail(err, "writing to stdout: %s", strerror(errno));
     for (int i = 0; i < n; ++i) free(texts[i]);
     return rc;
 }
@@ -254,15 +258,6 @@ static int write_gbench(const kb_sum_run *run, const args *a, kb_err *err) {
     return rc;
 }
 
-/* The run in a few lines (summary.txt), last, where a reader looks. */
-static int print_headline(const kb_sum_run *run, const char *out, kb_err *err) {
-    char *text = kb_sum_headline_text(run, out);
-    if (!text) return kb_fail(err, "out of memory");
-    printf("\n%s", text);
-    free(text);
-    return fflush(stdout) == 0 ? 0 : kb_fail(err, "writing to stdout: %s", strerror(errno));
-}
-
 int main(int argc, char **argv) {
     args a;
     if (parse(argc, argv, &a) != 0) return usage(stderr);
@@ -282,7 +277,6 @@ int main(int argc, char **argv) {
         kb_sum_print_table(stdout, &run);
         fflush(stdout);
         rc = write_files(&run, a.results, out, &err);
-        if (rc == 0) rc = print_headline(&run, out, &err);
     }
     if (rc != 0) fprintf(stderr, "kbench-report: %s\n", err.msg);
     kb_sum_free(&run);
