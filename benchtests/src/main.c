@@ -19,6 +19,7 @@
 #include "pathname.h"
 #include "profile.h"
 #include "progress.h"
+#include "refcache.h"
 #include "report.h"
 #include "runner.h"
 #include "serve.h"
@@ -51,6 +52,7 @@ typedef struct driver {
     int n_impls;
     kb_ab_setup ab;
     char ab_note[1024];
+    kb_ref_cache refs; /* ctx.refs */
 } driver;
 
 static int error_exit(const char *msg) {
@@ -253,6 +255,7 @@ static int setup(driver *d, int argc, char **argv, kb_err *err) {
     d->ctx.kernel = kb_this_kernel();
     d->ctx.kernel_name = kb_build.kernel;
     d->ctx.reference = kb_this_reference();
+    d->ctx.refs = &d->refs;
     if (writes_result(&d->opt) && begin_result(d, err) != 0) return -1;
     const char *path = d->opt.manifest ? d->opt.manifest : kb_build.manifest;
     if (kb_manifest_load(&d->manifest, path, err) != 0) return -1;
@@ -534,6 +537,7 @@ static int run(driver *d, const char *argv0) {
         rc = n > 0 && skipped == n ? skip_run(res[0].skip_why) : finish(d, res, n, skipped, &err);
     kb_watchdog_stop();
     for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
+    kb_ref_cache_clear(&d->refs);
     kb_baseline_close(&d->baseline);
     cJSON_Delete(d->env);
     if (d->ab.has_partner) kb_partner_stop(&d->ab.partner);
@@ -561,8 +565,11 @@ int main(int argc, char **argv) {
                               selected_case, &d,          argc,        argv};
         return resolve_test_name(&d, &err) != 0 ? error_exit(err.msg) : kb_profile_run(&job);
     }
-    if (d.opt.partner)
-        return kb_serve(&d.ctx, d.impls, d.n_impls, &err) == 0 ? EXIT_PASS : error_exit(err.msg);
+    if (d.opt.partner) {
+        int served = kb_serve(&d.ctx, d.impls, d.n_impls, &err);
+        kb_ref_cache_clear(&d.refs);
+        return served == 0 ? EXIT_PASS : error_exit(err.msg);
+    }
     if (needs_resource_spec())
         return fail(&d, "this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
                         "each needs a GPU of its own: run ctest with --resource-spec-file "

@@ -26,8 +26,9 @@ typedef struct kb_run_ctx {
     kb_prec prec;
     const kb_baseline *baseline;
     const char *hardware_id;
-    kb_ab_setup *ab;      /* A/B mode: the base to compare with; NULL: the baseline */
-    const char *case_set; /* the cases measured: "default", "full" or "calibration" */
+    kb_ab_setup *ab;           /* A/B mode: the base to compare with; NULL: the baseline */
+    const char *case_set;      /* the cases measured: "default", "full" or "calibration" */
+    struct kb_ref_cache *refs; /* a case's reference, shared by its variants; NULL: none */
 } kb_run_ctx;
 
 /* A variant measured against the one the manifest compares it with
