@@ -14,9 +14,12 @@
  * fits the 16 vector registers of AVX2 and SSE2 beside the two constants. */
 #define ACCUMULATORS 12
 /* Many short timings rather than a few long ones: on a shared machine the
- * best of them is likelier to have run undisturbed. */
-#define MIN_MS  5.0
-#define TIMINGS 10
+ * best of them is likelier to have run undisturbed. A timing shorter than
+ * the scheduler's slice (3 ms for two busy tasks on a CPU under Linux's
+ * defaults) can fit between two preemptions; one of 5 ms cannot, and with a
+ * busy neighbour on every CPU measured about half the quiet figure. */
+#define MIN_MS  1.0
+#define TIMINGS 30
 
 /* Read through volatile so that the compiler cannot fold the loops; the sum
  * goes to a volatile sink so it cannot drop them. */
@@ -110,46 +113,56 @@ static double time_steps(const loop_choice *c, long steps) {
     return (kb_now_s() - t0) * 1e3;
 }
 
-/* One timed figure per arithmetic (fp64, fp32), measured on first use:
- * fp32, fp16 and bf16 all compute in fp32, so they share one measurement
- * instead of timing the same loop three times (and reading three noisy
- * figures as three roofs). */
+/* One figure per arithmetic (fp64, fp32): fp32, fp16 and bf16 all compute in
+ * fp32, so they share it instead of timing the same loop three times (and
+ * reading three noisy figures as three roofs). Each call for fp64 or fp32
+ * adds a batch of timings and keeps the best over all batches, so a caller
+ * that asks again later in the run (roofs.c, before and after its memory
+ * sweep) gets the best over timings spread in time. */
 typedef struct fma_figure {
-    int measured;
-    double gflops;
-    long steps;
+    long steps; /* 0: not measured yet */
+    double best_ms;
+    int timings;
     loop_choice c;
 } fma_figure;
 
-static void measure(fma_figure *fig, int f64) {
-    const loop_choice c = choose(f64);
+/* Steps enough for one timing of MIN_MS. */
+static void size_steps(fma_figure *fig, int f64) {
+    fig->c = choose(f64);
     long steps = 1L << 12;
-    double ms = time_steps(&c, steps);
+    double ms = time_steps(&fig->c, steps);
     while (ms < MIN_MS && steps < (1L << 40)) {
         steps *= ms > 0.1 ? (long)(MIN_MS / ms) + 1 : 16;
-        ms = time_steps(&c, steps);
+        ms = time_steps(&fig->c, steps);
     }
-    double best = ms;
+    fig->steps = steps;
+    fig->best_ms = ms;
+    fig->timings = 1;
+}
+
+static void add_batch(fma_figure *fig) {
     for (int i = 0; i < TIMINGS; ++i) {
-        ms = time_steps(&c, steps);
-        if (ms < best) best = ms;
+        double ms = time_steps(&fig->c, fig->steps);
+        if (ms < fig->best_ms) fig->best_ms = ms;
     }
-    const double flops = 2.0 * ACCUMULATORS * c.lanes * (double)steps;
-    *fig = (fma_figure){1, flops / (best * 1e-3) * 1e-9, steps, c};
+    fig->timings += TIMINGS;
 }
 
 void kb_fma_peak(kb_prec p, double *gflops, char *how, size_t how_size) {
     static fma_figure figures[2]; /* [0] fp32, [1] fp64 */
-    const int f64 = p == KB_FP64;
+    const int f64 = p == KB_FP64, shared = p == KB_FP16 || p == KB_BF16;
     fma_figure *fig = &figures[f64];
-    if (!fig->measured) measure(fig, f64);
-    *gflops = fig->gflops;
+    if (!fig->steps) size_steps(fig, f64);
+    if (!shared || fig->timings == 1) add_batch(fig);
+    const double flops = 2.0 * ACCUMULATORS * fig->c.lanes * (double)fig->steps;
+    *gflops = flops / (fig->best_ms * 1e-3) * 1e-9;
     snprintf(how, how_size,
              "%s%s: %d independent accumulators of x = x * a + b in %s, one thread, best of %d "
-             "timings of %ld steps (>= %.0f ms), a multiply-add counted as 2 flops",
-             p == KB_FP16 || p == KB_BF16
-                 ? "the fp32 figure (kbench's CPU kernels compute 16-bit storage in fp32; a "
-                   "native 16-bit FMA, where the CPU has one, is not used): "
-                 : "",
-             fig->c.what, ACCUMULATORS, f64 ? "fp64" : "fp32", TIMINGS, fig->steps, MIN_MS);
+             "timings of %ld steps (>= %.0f ms each, in batches of %d taken apart in time), a "
+             "multiply-add counted as 2 flops",
+             shared ? "the fp32 figure (kbench's CPU kernels compute 16-bit storage in fp32; a "
+                      "native 16-bit FMA, where the CPU has one, is not used): "
+                    : "",
+             fig->c.what, ACCUMULATORS, f64 ? "fp64" : "fp32", fig->timings, fig->steps, MIN_MS,
+             TIMINGS);
 }

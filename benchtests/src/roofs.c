@@ -193,10 +193,13 @@ static int measure_levels(const kb_backend *b, double memory_gbps, const char *m
     return 0;
 }
 
-static int measure_compute(const kb_backend *b, kb_roofs *r, kb_err *err) {
+/* One pass over the compute roofs; a later pass keeps the higher figure of
+ * each, and notes only what the first pass found missing. */
+static int measure_compute(const kb_backend *b, kb_roofs *r, int pass, kb_err *err) {
     if (!b->peak_compute) {
-        note(r, "compute: backend '%s' has no multiply-add throughput loop: no compute roof",
-             b->name);
+        if (pass == 0)
+            note(r, "compute: backend '%s' has no multiply-add throughput loop: no compute roof",
+                 b->name);
         return 0;
     }
     static const struct {
@@ -206,16 +209,21 @@ static int measure_compute(const kb_backend *b, kb_roofs *r, kb_err *err) {
     for (int p = 0; p < KB_PREC_COUNT; ++p)
         for (int u = 0; u < 2; ++u) {
             kb_compute_roof *c = units[u].unit == KB_UNIT_FMA ? &r->fma[p] : &r->matrix[p];
+            if (pass > 0 && c->gflops <= 0.0) continue; /* none the first time */
             double g = 0.0;
-            int rc = b->peak_compute((kb_prec)p, units[u].unit, &g, c->how, sizeof c->how, err);
+            char how[sizeof c->how];
+            int rc = b->peak_compute((kb_prec)p, units[u].unit, &g, how, sizeof how, err);
             if (rc < 0) return -1;
             if (rc == 0 && g > 0.0 && isfinite(g)) {
-                c->gflops = g;
+                if (g > c->gflops) {
+                    c->gflops = g;
+                    memcpy(c->how, how, sizeof how);
+                }
                 continue;
             }
-            note(r, "%s %s: %s", units[u].name, kb_prec_name((kb_prec)p),
-                 rc == 0 ? "the backend gave no positive figure" : c->how);
-            c->how[0] = '\0';
+            if (pass == 0)
+                note(r, "%s %s: %s", units[u].name, kb_prec_name((kb_prec)p),
+                     rc == 0 ? "the backend gave no positive figure" : how);
         }
     return 0;
 }
@@ -224,6 +232,9 @@ int kb_roofs_measure(const kb_backend *b, double memory_gbps, const char *memory
                      kb_err *err) {
     memset(out, 0, sizeof *out);
     err->msg[0] = '\0';
+    /* The compute roofs before and after the memory sweep: a burst of load
+     * that spoils one pass seldom spoils both. */
+    if (measure_compute(b, out, 0, err) != 0) return -1;
     if (measure_levels(b, memory_gbps, memory_how, out, err) != 0) return -1;
-    return measure_compute(b, out, err);
+    return measure_compute(b, out, 1, err);
 }
