@@ -1,6 +1,7 @@
 /* kb/vmath.h's double math (kb_exp, kb_erfc, kb_erf, kb_gelu_f64): the max
- * error in ulp against long double libm over dense sweeps of each range, and
- * the special values as documented. Built with the kernels' flags (FMA where
+ * error in ulp against long double libm over dense sweeps of each range; its
+ * float erf and GELU (kb_erff, kb_gelu_f32): the max absolute error against
+ * double libm; and the special values as documented. Built with the kernels' flags (FMA where
  * the machine has it), as the kernels use it; the bounds are those of an FMA
  * build, and the test says so and skips the error bounds without FMA. */
 #include "kb/vmath.h"
@@ -88,6 +89,26 @@ static void test_gelu_abs(void) {
     printf("kb_gelu_f64 over [-12, 12]: max abs error %.3g\n", worst);
     ASSERT(worst < 4e-15);
 }
+
+/* The float erf and GELU in absolute error, against double libm (exact
+ * enough for float, and under valgrind too): the bounds of kb_erff's comment
+ * and of the fp32 tolerance's margin (kernels/gelu/kernel.json). */
+static void test_float_erf_gelu_abs(void) {
+    double worst_erf = 0.0, worst_gelu = 0.0, at = 0.0;
+    const long n = 4800000 / sparse();
+    for (long i = 0; i <= n; i++) {
+        float x = (float)(-12.0 + 24.0 * (double)i / (double)n);
+        double e = fabs((double)kb_erff(x) - erf((double)x));
+        if (e > worst_erf) worst_erf = e, at = x;
+        double want = 0.5 * x * (1.0 + erf((double)x / sqrt(2.0)));
+        e = fabs((double)kb_gelu_f32(x) - want);
+        worst_gelu = e > worst_gelu ? e : worst_gelu;
+    }
+    printf("kb_erff over [-12, 12]: max abs error %.3g at %.9g; kb_gelu_f32: %.3g\n", worst_erf, at,
+           worst_gelu);
+    ASSERT(worst_erf < 4e-7);
+    ASSERT(worst_gelu < 1.3e-6);
+}
 #endif
 
 static void test_specials(void) {
@@ -107,6 +128,12 @@ static void test_specials(void) {
     ASSERT(kb_gelu_f64(0.0) == 0.0);
     ASSERT(kb_gelu_f64(40.0) == 40.0);
     ASSERT(isnan(kb_gelu_f64(NAN)));
+    ASSERT(kb_erff(0.0f) == 0.0f && signbit(kb_erff(-0.0f)));
+    /* Never above 1: 1 at the clamp and beyond. */
+    ASSERT(kb_erff(INFINITY) == 1.0f && kb_erff(-INFINITY) == -1.0f && kb_erff(4.0f) <= 1.0f);
+    ASSERT(isnan(kb_erff(NAN)));
+    ASSERT(kb_gelu_f32(0.0f) == 0.0f && kb_gelu_f32(40.0f) == 40.0f);
+    ASSERT(isnan(kb_gelu_f32(NAN)));
 }
 
 /* Whether long double arithmetic carries more bits than double here: the
@@ -129,6 +156,7 @@ int main(void) {
                "references need it, are not run\n");
     }
     RUN_TEST(test_gelu_abs);
+    RUN_TEST(test_float_erf_gelu_abs);
 #else
     printf("no FMA in this build: the ulp bounds (measured with FMA) are not checked\n");
 #endif
