@@ -16,10 +16,36 @@ static double stream_gbps(size_t bytes) {
     return ws <= 32768.0 ? 200.0 : ws <= 1048576.0 ? 100.0 : 20.0;
 }
 
+/* The buffers written so far (by an upload or as a pass's destination),
+ * and whether a pass read one that was not: on a real machine it would read
+ * the operating system's zero page, from the caches. */
+static const void *written[8];
+static int n_written, read_unwritten;
+
+static void wrote(const void *p) {
+    for (int i = 0; i < n_written; ++i)
+        if (written[i] == p) return;
+    if (n_written < 8) written[n_written++] = p;
+}
+
+static void reads(const void *p) {
+    for (int i = 0; i < n_written; ++i)
+        if (written[i] == p) return;
+    read_unwritten = 1;
+}
+
 static int fake_stream(void *dst, const void *src, size_t bytes, int reps, double *ms) {
-    (void)dst;
-    (void)src;
+    reads(src);
+    wrote(dst);
     *ms = 2.0 * (double)bytes * reps / (stream_gbps(bytes) * 1e9) * 1e3;
+    return 0;
+}
+
+static int fake_upload(void *dst, const void *src, size_t bytes, kb_err *err) {
+    (void)src;
+    (void)bytes;
+    (void)err;
+    wrote(dst);
     return 0;
 }
 
@@ -74,6 +100,7 @@ static kb_backend backend(void) {
     return (kb_backend){.name = "fake",
                         .alloc = fake_alloc,
                         .release = free,
+                        .upload = fake_upload,
                         .time_stream = fake_stream,
                         .time_copy = fake_copy,
                         .memory_levels = levels,
@@ -92,7 +119,9 @@ static int noted(const char *text) {
 static void test_each_level_from_its_window(void) {
     kb_backend b = backend();
     kb_err err = {{0}};
+    n_written = read_unwritten = 0;
     ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(read_unwritten, 0); /* the source was written before any pass */
     ASSERT_INT_EQ(roofs.n_levels, 3);
     ASSERT_NEAR(roofs.levels[0].gbps, 400.0, 1e-6); /* the copy, inside L1 */
     ASSERT_NEAR(roofs.levels[1].gbps, 200.0, 1e-6); /* the copy, inside L2 */
