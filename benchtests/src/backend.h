@@ -50,6 +50,12 @@ typedef struct kb_backend {
      * memory figure, which moves apart from the first on some hosts
      * (docs/gate.md). May be NULL. */
     int (*time_copy)(void *dst, const void *src, size_t bytes, int reps, double *ms);
+    /* time_stream's pass with stores that bypass the caches (non-temporal),
+     * which spare the read a cached store of a line not in cache costs (its
+     * write-allocate): past the caches, what a streaming kernel can attain.
+     * The calibration's memory roof is the better of the two there. May be
+     * NULL: no such stores. */
+    int (*time_stream_nt)(void *dst, const void *src, size_t bytes, int reps, double *ms);
     /* Times `steps` steps of a core probe (probe_core.h): independent
      * multiply-adds (chain 0) or one dependent chain of them (chain 1): the
      * compute side of the machine model (machine.h). May be NULL. */

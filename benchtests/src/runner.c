@@ -458,6 +458,15 @@ struct kb_case_session {
     int rounds; /* rounds measured so far: each after the first moves the buffers */
 };
 
+/* The capacity of the backend's largest cache, 0 when it names none. */
+static size_t last_cache_bytes(const kb_backend *b) {
+    kb_mem_level levels[KB_MAX_MEM_LEVELS];
+    int n = b->memory_levels ? b->memory_levels(levels, KB_MAX_MEM_LEVELS) : 0;
+    double top = 0.0;
+    for (int i = 0; i < n; ++i) top = levels[i].capacity > top ? levels[i].capacity : top;
+    return (size_t)top;
+}
+
 /* Inputs, reference and one checked run; accuracy goes into r. Returns 0
  * when the case can be timed, 1 when the implementation declined it. */
 static int prepare(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, buffers *bf,
@@ -468,6 +477,7 @@ static int prepare(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
     bf->args.c = c;
     bf->args.prec = ctx->prec;
     bf->args.stream = ctx->backend->stream ? ctx->backend->stream() : NULL;
+    bf->args.last_cache_bytes = last_cache_bytes(ctx->backend);
     kb_watchdog_stage(KB_STAGE_CHECK);
     int rc = impl->run(&bf->args);
     if (rc == KB_UNSUPPORTED) {

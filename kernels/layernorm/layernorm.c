@@ -14,7 +14,8 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
     kb_layout_input(l, "gamma", hidden, KB_DIST_UNIFORM, 0.5, 1.5);
     kb_layout_input(l, "beta", hidden, KB_DIST_UNIFORM, -0.5, 0.5);
     kb_layout_output(l, "y", rows * hidden);
-    /* fp16/bf16: gamma, beta and one row of x and y widened to float. */
+    /* fp16/bf16: gamma, beta and one row of x and y widened to float;
+     * fp32/fp64: one row of y, when it is streamed out (below). */
     kb_layout_workspace(l, 4 * hidden * sizeof(float));
 }
 
@@ -49,13 +50,28 @@ typedef struct layernorm_shape {
     size_t rows, n;
 } layernorm_shape;
 
+/* An output larger than the last cache goes to memory anyway: then each row
+ * is normalised into the workspace and streamed out past the caches, and the
+ * next row is asked for first, so that its read is under way while this one
+ * is computed (on this project's VM: 14 -> 25 GB/s at 64 MiB of output, where
+ * either alone gave 17-18). */
 #define LAYERNORM_ROWS(T, SUFFIX)                                                                  \
     static int layernorm_rows_##SUFFIX(const kb_args *a, const void *params) {                     \
         const size_t rows = ((const layernorm_shape *)params)->rows;                               \
         const size_t n = ((const layernorm_shape *)params)->n;                                     \
-        for (size_t r = 0; r < rows; r++)                                                          \
-            layernorm_row_##SUFFIX((const T *)a->in[0] + r * n, a->in[1], a->in[2],                \
-                                   (T *)a->out[0] + r * n, n);                                     \
+        const int stream = kb_cpu_streams_output(a, rows * n * sizeof(T));                         \
+        for (size_t r = 0; r < rows; r++) {                                                        \
+            const T *x = (const T *)a->in[0] + r * n;                                              \
+            T *y = (T *)a->out[0] + r * n;                                                         \
+            if (!stream) {                                                                         \
+                layernorm_row_##SUFFIX(x, a->in[1], a->in[2], y, n);                               \
+                continue;                                                                          \
+            }                                                                                      \
+            if (r + 1 < rows) kb_cpu_prefetch(x + n, n * sizeof(T));                               \
+            layernorm_row_##SUFFIX(x, a->in[1], a->in[2], a->workspace, n);                        \
+            kb_cpu_stream_##SUFFIX(y, a->workspace, n);                                            \
+        }                                                                                          \
+        if (stream) kb_cpu_stream_fence();                                                         \
         return 0;                                                                                  \
     }
 

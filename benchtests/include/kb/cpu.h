@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __F16C__
+#if defined(__F16C__) || defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
@@ -66,6 +66,43 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
  * compute makes none). */
 static inline void kb_cpu_prefetch(const void *p, size_t bytes) {
     for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch((const char *)p + i, 0, 2);
+}
+
+/* Whether an output of `bytes` is to be written past the caches: when it is
+ * larger than the last cache it reaches memory anyway, and a cached store
+ * would first read each line it writes (write-allocate), a third stream the
+ * kernel's bytes do not count. */
+static inline int kb_cpu_streams_output(const kb_args *a, size_t bytes) {
+    return a->last_cache_bytes > 0 && bytes > a->last_cache_bytes;
+}
+
+/* dst[0 .. n) = src[0 .. n) with non-temporal stores where the target has
+ * them (SSE2: every x86-64), plain stores for an unaligned head and the
+ * tail; src is meant to be in L1 (a row just computed). Call
+ * kb_cpu_stream_fence() before the kernel returns. */
+static inline void kb_cpu_stream_f32(float *restrict dst, const float *restrict src, size_t n) {
+    size_t i = 0;
+#ifdef __SSE2__
+    for (; i < n && ((uintptr_t)(dst + i) & 15) != 0; i++) dst[i] = src[i];
+    for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+#endif
+    for (; i < n; i++) dst[i] = src[i];
+}
+
+static inline void kb_cpu_stream_f64(double *restrict dst, const double *restrict src, size_t n) {
+    size_t i = 0;
+#ifdef __SSE2__
+    for (; i < n && ((uintptr_t)(dst + i) & 15) != 0; i++) dst[i] = src[i];
+    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+#endif
+    for (; i < n; i++) dst[i] = src[i];
+}
+
+/* Orders the non-temporal stores before whatever follows the kernel. */
+static inline void kb_cpu_stream_fence(void) {
+#ifdef __SSE2__
+    _mm_sfence();
+#endif
 }
 
 /* Partial sums for reductions: a float or double sum loop only vectorises when

@@ -75,6 +75,10 @@ typedef struct kb_args {
     void *workspace; /* kb_layout_workspace() bytes, aligned to 64; NULL if none */
     size_t workspace_bytes;
     void *stream; /* GPU backends: the stream to launch on (timed there); NULL on the CPU */
+    /* The capacity of the backend's largest cache (0: unknown): an output
+     * larger than it reaches memory whatever the kernel does, and may be
+     * written past the caches (kb_cpu_streams_output, kb/cpu.h). */
+    size_t last_cache_bytes;
 } kb_args;
 
 /* Reference: inputs and outputs in double, same order as the layout. */
