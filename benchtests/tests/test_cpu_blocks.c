@@ -3,7 +3,9 @@
  * every one of the 65536 patterns, and rounding every float that a 16-bit
  * value, a midpoint between two neighbours (the ties) or a point near one
  * widens from. The row maxima (integer compares on flipped patterns) against
- * a plain comparison loop, signs and zeros included.
+ * a plain comparison loop, signs and zeros included. The streaming copies
+ * (non-temporal stores past an unaligned head) against the source, at every
+ * alignment and length around the 16-byte chunks, touching nothing around.
  * Built twice: with the compiler's defaults (the scalar loops; test
  * kbench.unit.cpu_blocks) and with the kernels' flags (F16C and vector
  * loops where the machine has them; kbench.unit.cpu_blocks_native). */
@@ -106,6 +108,40 @@ static void test_max(void) {
     ASSERT(kb_cpu_max_f64(neg, 5) == -1e-300);
 }
 
+/* Every start offset within 16 bytes and every length up to 40 elements:
+ * the copy is exact and the elements just outside it are untouched. */
+static void test_stream_copies(void) {
+    static float f_src[48], f_dst[48 + 8];
+    static double d_src[48], d_dst[48 + 8];
+    for (size_t i = 0; i < 48; i++) {
+        f_src[i] = (float)i + 0.5f;
+        d_src[i] = (double)i + 0.25;
+    }
+    for (size_t off = 0; off < 4; off++)
+        for (size_t n = 0; n <= 40; n++) {
+            for (size_t i = 0; i < 48 + 8; i++) f_dst[i] = d_dst[i] = -1.0f;
+            kb_cpu_stream_f32(f_dst + 1 + off, f_src, n);
+            kb_cpu_stream_f64(d_dst + 1 + off, d_src, n);
+            kb_cpu_stream_fence();
+            for (size_t i = 0; i < n; i++) {
+                ASSERT(f_dst[1 + off + i] == f_src[i]);
+                ASSERT(d_dst[1 + off + i] == d_src[i]);
+            }
+            ASSERT(f_dst[off] == -1.0f && f_dst[1 + off + n] == -1.0f);
+            ASSERT(d_dst[off] == -1.0 && d_dst[1 + off + n] == -1.0);
+        }
+}
+
+/* Streaming is for outputs larger than the last cache, and never when its
+ * size is unknown. */
+static void test_streams_output(void) {
+    kb_args a = {0};
+    ASSERT_INT_EQ(kb_cpu_streams_output(&a, (size_t)1 << 40), 0);
+    a.last_cache_bytes = 1024;
+    ASSERT_INT_EQ(kb_cpu_streams_output(&a, 1024), 0);
+    ASSERT_INT_EQ(kb_cpu_streams_output(&a, 1025), 1);
+}
+
 int main(void) {
 #ifdef __F16C__
     printf("fp16 through F16C\n");
@@ -117,5 +153,7 @@ int main(void) {
     RUN_TEST(test_f16_narrow);
     RUN_TEST(test_bf16_narrow);
     RUN_TEST(test_max);
+    RUN_TEST(test_stream_copies);
+    RUN_TEST(test_streams_output);
     return kb_test_summary();
 }

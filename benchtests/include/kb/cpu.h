@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__F16C__) || defined(__SSE2__)
 #include <immintrin.h>
@@ -76,26 +77,31 @@ static inline int kb_cpu_streams_output(const kb_args *a, size_t bytes) {
     return a->last_cache_bytes > 0 && bytes > a->last_cache_bytes;
 }
 
-/* dst[0 .. n) = src[0 .. n) with non-temporal stores where the target has
- * them (SSE2: every x86-64), plain stores for an unaligned head and the
- * tail; src is meant to be in L1 (a row just computed). Call
+/* dst[0 .. bytes) = src[0 .. bytes) with non-temporal stores where the
+ * target has them (SSE2: every x86-64), plain ones for the unaligned head
+ * and the tail; src is meant to be in L1 (a row just computed). Call
  * kb_cpu_stream_fence() before the kernel returns. */
-static inline void kb_cpu_stream_f32(float *restrict dst, const float *restrict src, size_t n) {
+static inline void kb__cpu_stream_bytes(void *restrict dst, const void *restrict src,
+                                        size_t bytes) {
+    char *d = dst;
+    const char *s = src;
     size_t i = 0;
 #ifdef __SSE2__
-    for (; i < n && ((uintptr_t)(dst + i) & 15) != 0; i++) dst[i] = src[i];
-    for (; i + 4 <= n; i += 4) _mm_stream_ps(dst + i, _mm_loadu_ps(src + i));
+    i = (16 - ((uintptr_t)d & 15)) & 15;
+    i = i < bytes ? i : bytes;
+    memcpy(d, s, i);
+    for (; i + 16 <= bytes; i += 16)
+        _mm_stream_si128((__m128i *)(d + i), _mm_loadu_si128((const __m128i *)(s + i)));
 #endif
-    for (; i < n; i++) dst[i] = src[i];
+    memcpy(d + i, s + i, bytes - i);
+}
+
+static inline void kb_cpu_stream_f32(float *restrict dst, const float *restrict src, size_t n) {
+    kb__cpu_stream_bytes(dst, src, n * sizeof *dst);
 }
 
 static inline void kb_cpu_stream_f64(double *restrict dst, const double *restrict src, size_t n) {
-    size_t i = 0;
-#ifdef __SSE2__
-    for (; i < n && ((uintptr_t)(dst + i) & 15) != 0; i++) dst[i] = src[i];
-    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
-#endif
-    for (; i < n; i++) dst[i] = src[i];
+    kb__cpu_stream_bytes(dst, src, n * sizeof *dst);
 }
 
 /* Orders the non-temporal stores before whatever follows the kernel. */
