@@ -2,6 +2,7 @@
 
 #include "timer.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -120,9 +121,9 @@ static double time_steps(const loop_choice *c, long steps) {
  * that asks again later in the run (roofs.c, before and after its memory
  * sweep) gets the best over timings spread in time. */
 typedef struct fma_figure {
-    long steps; /* 0: not measured yet */
+    long steps; /* 0: not sized yet */
     double best_ms;
-    int timings;
+    int batches;
     loop_choice c;
 } fma_figure;
 
@@ -136,8 +137,7 @@ static void size_steps(fma_figure *fig, int f64) {
         ms = time_steps(&fig->c, steps);
     }
     fig->steps = steps;
-    fig->best_ms = ms;
-    fig->timings = 1;
+    fig->best_ms = HUGE_VAL; /* the sizing timings do not count */
 }
 
 static void add_batch(fma_figure *fig) {
@@ -145,7 +145,7 @@ static void add_batch(fma_figure *fig) {
         double ms = time_steps(&fig->c, fig->steps);
         if (ms < fig->best_ms) fig->best_ms = ms;
     }
-    fig->timings += TIMINGS;
+    fig->batches++;
 }
 
 void kb_fma_peak(kb_prec p, double *gflops, char *how, size_t how_size) {
@@ -153,7 +153,7 @@ void kb_fma_peak(kb_prec p, double *gflops, char *how, size_t how_size) {
     const int f64 = p == KB_FP64, shared = p == KB_FP16 || p == KB_BF16;
     fma_figure *fig = &figures[f64];
     if (!fig->steps) size_steps(fig, f64);
-    if (!shared || fig->timings == 1) add_batch(fig);
+    if (!shared || fig->batches == 0) add_batch(fig);
     const double flops = 2.0 * ACCUMULATORS * fig->c.lanes * (double)fig->steps;
     *gflops = flops / (fig->best_ms * 1e-3) * 1e-9;
     snprintf(how, how_size,
@@ -163,6 +163,6 @@ void kb_fma_peak(kb_prec p, double *gflops, char *how, size_t how_size) {
              shared ? "the fp32 figure (kbench's CPU kernels compute 16-bit storage in fp32; a "
                       "native 16-bit FMA, where the CPU has one, is not used): "
                     : "",
-             fig->c.what, ACCUMULATORS, f64 ? "fp64" : "fp32", fig->timings, fig->steps, MIN_MS,
-             TIMINGS);
+             fig->c.what, ACCUMULATORS, f64 ? "fp64" : "fp32", fig->batches * TIMINGS, fig->steps,
+             MIN_MS, TIMINGS);
 }

@@ -387,6 +387,7 @@ static int run_all(driver *d, kb_case_result *res, int *n, kb_err *err) {
         for (int j = 0; j < d->n_impls; ++j)
             if (run_one(d, c, d->impls[j], &res[(*n)++], err) != 0) return -1;
     }
+    kb_ref_cache_clear(&d->refs); /* every case done: not held through the calibration */
     kb_watchdog_stage(KB_STAGE_FINISH);
     kb_compare_variants(&d->manifest, res, *n);
     kb_compare_vendor(res, *n);

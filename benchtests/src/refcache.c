@@ -30,6 +30,10 @@ int kb_ref_cache_offer(kb_ref_cache *rc, const kb_case *c, const kb_layout *l, d
     return 1;
 }
 
+void kb_ref_cache_drop_idle(kb_ref_cache *rc) {
+    if (rc && rc->users == 0) kb_ref_cache_clear(rc);
+}
+
 void kb_ref_cache_release(kb_ref_cache *rc) {
     if (rc && rc->users > 0) rc->users--;
 }

@@ -30,6 +30,10 @@ int kb_ref_cache_lend(kb_ref_cache *rc, const kb_case *c, const kb_layout *l, do
  * user, and must not free out[]) unless the held one is still in use (0). */
 int kb_ref_cache_offer(kb_ref_cache *rc, const kb_case *c, const kb_layout *l, double **out);
 
+/* Frees the held reference unless a session reads it: called before a new
+ * case's reference is allocated, so that two never coexist for nothing. */
+void kb_ref_cache_drop_idle(kb_ref_cache *rc);
+
 /* A user is done with the reference it was lent or gave. */
 void kb_ref_cache_release(kb_ref_cache *rc);
 

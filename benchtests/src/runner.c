@@ -128,6 +128,7 @@ static int make_reference(const kb_run_ctx *ctx, const kb_case *c, buffers *bf,
         bf->ref_lent = 1;
         return 0;
     }
+    kb_ref_cache_drop_idle(ctx->refs); /* the previous case's, before this one's */
     for (int i = 0; i < bf->layout.n_out; ++i) {
         size_t n = bf->layout.out[i].count ? bf->layout.out[i].count : 1;
         bf->ref_out[i] = malloc(n * sizeof(double));

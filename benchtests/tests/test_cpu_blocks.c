@@ -132,14 +132,19 @@ static void test_stream_copies(void) {
         }
 }
 
-/* Streaming is for outputs larger than the last cache, and never when its
- * size is unknown. */
-static void test_streams_output(void) {
+/* Streaming is for outputs larger than the last cache, made of rows of
+ * whole cache lines from a line-aligned start, and never when the cache size
+ * is unknown. */
+static void test_streams_rows(void) {
+    static _Alignas(64) char out[128];
     kb_args a = {0};
-    ASSERT_INT_EQ(kb_cpu_streams_output(&a, (size_t)1 << 40), 0);
-    a.last_cache_bytes = 1024;
-    ASSERT_INT_EQ(kb_cpu_streams_output(&a, 1024), 0);
-    ASSERT_INT_EQ(kb_cpu_streams_output(&a, 1025), 1);
+    ASSERT_INT_EQ(kb_cpu_streams_rows(&a, out, 4096, (size_t)1 << 30), 0);
+    a.last_cache_bytes = 4096;
+    ASSERT_INT_EQ(kb_cpu_streams_rows(&a, out, 1024, 4), 0); /* = the cache */
+    ASSERT_INT_EQ(kb_cpu_streams_rows(&a, out, 1024, 5), 1);
+    ASSERT_INT_EQ(kb_cpu_streams_rows(&a, out, 1000, 5), 0);     /* rows end inside lines */
+    ASSERT_INT_EQ(kb_cpu_streams_rows(&a, out + 4, 1024, 5), 0); /* start inside a line */
+    ASSERT_INT_EQ(kb_cpu_streams_rows(&a, out, 0, 5), 0);
 }
 
 int main(void) {
@@ -154,6 +159,6 @@ int main(void) {
     RUN_TEST(test_bf16_narrow);
     RUN_TEST(test_max);
     RUN_TEST(test_stream_copies);
-    RUN_TEST(test_streams_output);
+    RUN_TEST(test_streams_rows);
     return kb_test_summary();
 }

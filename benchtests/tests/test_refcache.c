@@ -61,6 +61,22 @@ static void test_not_replaced_while_read(void) {
     kb_ref_cache_clear(&rc);
 }
 
+/* An idle reference is dropped before the next is made; one in use stays. */
+static void test_drop_idle(void) {
+    kb_ref_cache rc = {0};
+    kb_case a = {.name = "a"};
+    kb_layout l = one_output(2);
+    double *out[KB_MAX_TENSORS] = {filled(2, 3.0)}, *got[KB_MAX_TENSORS] = {0};
+    ASSERT_INT_EQ(kb_ref_cache_offer(&rc, &a, &l, out), 1);
+    kb_ref_cache_drop_idle(&rc); /* still read by its offerer */
+    ASSERT_INT_EQ(kb_ref_cache_lend(&rc, &a, &l, got), 1);
+    kb_ref_cache_release(&rc);
+    kb_ref_cache_release(&rc);
+    kb_ref_cache_drop_idle(&rc);
+    ASSERT_INT_EQ(kb_ref_cache_lend(&rc, &a, &l, got), 0);
+    kb_ref_cache_drop_idle(NULL);
+}
+
 static void test_no_cache(void) {
     kb_case a = {.name = "a"};
     kb_layout l = one_output(1);
@@ -74,6 +90,7 @@ static void test_no_cache(void) {
 int main(void) {
     RUN_TEST(test_lent_to_the_same_case_only);
     RUN_TEST(test_not_replaced_while_read);
+    RUN_TEST(test_drop_idle);
     RUN_TEST(test_no_cache);
     return kb_test_summary();
 }

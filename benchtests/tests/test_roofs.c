@@ -209,8 +209,45 @@ static void test_backend_failures_are_errors(void) {
     ASSERT_STR_CONTAINS(err.msg, "backend 'fake': memory levels: levels not ordered");
 }
 
+/* fp64 measured twice: 40 then 55 GFLOP/s, or 45 then an error. */
+static int fp64_calls, second_fails;
+
+static int twice(kb_prec p, kb_compute_unit unit, double *gflops, char *how, size_t size,
+                 kb_err *err) {
+    if (p != KB_FP64 || unit != KB_UNIT_FMA) return no_bf16(p, unit, gflops, how, size, err);
+    if (fp64_calls++ == 1 && second_fails) return kb_fail(err, "fp64 loop failed");
+    *gflops = second_fails ? 45.0 : fp64_calls == 1 ? 40.0 : 55.0;
+    snprintf(how, size, "call %d", fp64_calls);
+    return 0;
+}
+
+/* Two passes, before and after the sweep: the higher figure and its `how`
+ * are kept; a second pass that fails keeps the first with a note, not an
+ * error; a roof declined in the first pass is not asked again, nor noted
+ * twice. */
+static void test_compute_measured_twice(void) {
+    kb_backend b = backend();
+    b.peak_compute = twice;
+    kb_err err = {{0}};
+    fp64_calls = second_fails = 0;
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(fp64_calls, 2);
+    ASSERT_NEAR(roofs.fma[KB_FP64].gflops, 55.0, 0);
+    ASSERT_STR_CONTAINS(roofs.fma[KB_FP64].how, "call 2");
+    int fp16_notes = 0;
+    for (int i = 0; i < roofs.n_notes; ++i)
+        fp16_notes += strstr(roofs.notes[i], "compute fp16") != NULL;
+    ASSERT_INT_EQ(fp16_notes, 1);
+    fp64_calls = 0;
+    second_fails = 1;
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_NEAR(roofs.fma[KB_FP64].gflops, 45.0, 0);
+    ASSERT(noted("compute fp64: the second measurement failed (fp64 loop failed)"));
+}
+
 int main(void) {
     RUN_TEST(test_each_level_from_its_window);
+    RUN_TEST(test_compute_measured_twice);
     RUN_TEST(test_memory_takes_the_cases_when_larger);
     RUN_TEST(test_without_copy);
     RUN_TEST(test_without_nontemporal);

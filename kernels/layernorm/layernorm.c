@@ -53,13 +53,13 @@ typedef struct layernorm_shape {
 /* An output larger than the last cache goes to memory anyway: then each row
  * is normalised into the workspace and streamed out past the caches, and the
  * next row is asked for first, so that its read is under way while this one
- * is computed (on this project's VM: 14 -> 25 GB/s at 64 MiB of output, where
- * either alone gave 17-18). */
+ * is computed (fp32 at 64 MiB of output, 5 runs interleaved: 11.5 -> 14.3
+ * GB/s; fp64 did not move, docs/kernels.md). */
 #define LAYERNORM_ROWS(T, SUFFIX)                                                                  \
     static int layernorm_rows_##SUFFIX(const kb_args *a, const void *params) {                     \
         const size_t rows = ((const layernorm_shape *)params)->rows;                               \
         const size_t n = ((const layernorm_shape *)params)->n;                                     \
-        const int stream = kb_cpu_streams_output(a, rows * n * sizeof(T));                         \
+        const int stream = kb_cpu_streams_rows(a, a->out[0], n * sizeof(T), rows);                 \
         for (size_t r = 0; r < rows; r++) {                                                        \
             const T *x = (const T *)a->in[0] + r * n;                                              \
             T *y = (T *)a->out[0] + r * n;                                                         \

@@ -69,12 +69,17 @@ static inline void kb_cpu_prefetch(const void *p, size_t bytes) {
     for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch((const char *)p + i, 0, 2);
 }
 
-/* Whether an output of `bytes` is to be written past the caches: when it is
- * larger than the last cache it reaches memory anyway, and a cached store
- * would first read each line it writes (write-allocate), a third stream the
- * kernel's bytes do not count. */
-static inline int kb_cpu_streams_output(const kb_args *a, size_t bytes) {
-    return a->last_cache_bytes > 0 && bytes > a->last_cache_bytes;
+/* Whether `rows` rows of `row_bytes` each, written from `dst` on, are to be
+ * streamed past the caches: when the output is larger than the last cache
+ * it reaches memory anyway, and a cached store would first read each line
+ * it writes (write-allocate), a third stream the kernel's bytes do not
+ * count. Only rows of whole cache lines that start on one: a row that ends
+ * inside a line shares it with the next row, and mixing plain and
+ * non-temporal stores on one line made layernorm 4-5x slower at hidden 7. */
+static inline int kb_cpu_streams_rows(const kb_args *a, const void *dst, size_t row_bytes,
+                                      size_t rows) {
+    return a->last_cache_bytes > 0 && row_bytes % 64 == 0 && (uintptr_t)dst % 64 == 0 &&
+           rows > a->last_cache_bytes / (row_bytes ? row_bytes : 1);
 }
 
 /* dst[0 .. bytes) = src[0 .. bytes) with non-temporal stores where the

@@ -77,7 +77,7 @@ typedef struct kb_args {
     void *stream; /* GPU backends: the stream to launch on (timed there); NULL on the CPU */
     /* The capacity of the backend's largest cache (0: unknown): an output
      * larger than it reaches memory whatever the kernel does, and may be
-     * written past the caches (kb_cpu_streams_output, kb/cpu.h). */
+     * written past the caches (kb_cpu_streams_rows, kb/cpu.h). */
     size_t last_cache_bytes;
 } kb_args;
 
