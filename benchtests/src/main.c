@@ -387,7 +387,6 @@ static int run_all(driver *d, kb_case_result *res, int *n, kb_err *err) {
         for (int j = 0; j < d->n_impls; ++j)
             if (run_one(d, c, d->impls[j], &res[(*n)++], err) != 0) return -1;
     }
-    kb_ref_cache_clear(&d->refs); /* every case done: not held through the calibration */
     kb_watchdog_stage(KB_STAGE_FINISH);
     kb_compare_variants(&d->manifest, res, *n);
     kb_compare_vendor(res, *n);
@@ -532,13 +531,13 @@ static int run(driver *d, const char *argv0) {
     static kb_case_result res[KB_MAX_CASES * KB_MAX_IMPLS];
     int n = 0;
     int rc = run_all(d, res, &n, &err) != 0 ? fail(d, err.msg) : -1;
+    kb_ref_cache_clear(&d->refs); /* every case done: not held through the calibration */
     /* Every case declined: the test skips with the first reason. */
     int skipped = count_skipped(res, n);
     if (rc < 0)
         rc = n > 0 && skipped == n ? skip_run(res[0].skip_why) : finish(d, res, n, skipped, &err);
     kb_watchdog_stop();
     for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
-    kb_ref_cache_clear(&d->refs);
     kb_baseline_close(&d->baseline);
     cJSON_Delete(d->env);
     if (d->ab.has_partner) kb_partner_stop(&d->ab.partner);

@@ -459,13 +459,19 @@ struct kb_case_session {
     int rounds; /* rounds measured so far: each after the first moves the buffers */
 };
 
-/* The capacity of the backend's largest cache, 0 when it names none. */
+/* The capacity of the backend's largest cache, 0 when it names none; asked
+ * once per process (the CPU backend reads it from sysfs), not per case. */
 static size_t last_cache_bytes(const kb_backend *b) {
+    static const kb_backend *asked;
+    static size_t top;
+    if (b == asked) return top;
     kb_mem_level levels[KB_MAX_MEM_LEVELS];
     int n = b->memory_levels ? b->memory_levels(levels, KB_MAX_MEM_LEVELS) : 0;
-    double top = 0.0;
-    for (int i = 0; i < n; ++i) top = levels[i].capacity > top ? levels[i].capacity : top;
-    return (size_t)top;
+    top = 0;
+    for (int i = 0; i < n; ++i)
+        if (levels[i].capacity > (double)top) top = (size_t)levels[i].capacity;
+    asked = b;
+    return top;
 }
 
 /* Inputs, reference and one checked run; accuracy goes into r. Returns 0

@@ -62,14 +62,10 @@ typedef struct layernorm_shape {
         const int stream = kb_cpu_streams_rows(a, a->out[0], n * sizeof(T), rows);                 \
         for (size_t r = 0; r < rows; r++) {                                                        \
             const T *x = (const T *)a->in[0] + r * n;                                              \
-            T *y = (T *)a->out[0] + r * n;                                                         \
-            if (!stream) {                                                                         \
-                layernorm_row_##SUFFIX(x, a->in[1], a->in[2], y, n);                               \
-                continue;                                                                          \
-            }                                                                                      \
-            if (r + 1 < rows) kb_cpu_prefetch(x + n, n * sizeof(T));                               \
-            layernorm_row_##SUFFIX(x, a->in[1], a->in[2], a->workspace, n);                        \
-            kb_cpu_stream_##SUFFIX(y, a->workspace, n);                                            \
+            T *y = (T *)a->out[0] + r * n, *row = stream ? (T *)a->workspace : y;                  \
+            if (stream && r + 1 < rows) kb_cpu_prefetch(x + n, n * sizeof(T));                     \
+            layernorm_row_##SUFFIX(x, a->in[1], a->in[2], row, n);                                 \
+            if (stream) kb_cpu_stream_##SUFFIX(y, row, n);                                         \
         }                                                                                          \
         if (stream) kb_cpu_stream_fence();                                                         \
         return 0;                                                                                  \
