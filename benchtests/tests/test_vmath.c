@@ -1,9 +1,9 @@
 /* kb/vmath.h's double math (kb_exp, kb_erfc, kb_erf, kb_gelu_f64): the max
  * error in ulp against long double libm over dense sweeps of each range; its
- * float erf and GELU (kb_erff, kb_gelu_f32): the max absolute error against
- * double libm; and the special values as documented. Built with the kernels' flags (FMA where
- * the machine has it), as the kernels use it; the bounds are those of an FMA
- * build, and the test says so and skips the error bounds without FMA. */
+ * float erf and GELU (kb_erff, kb_gelu_f32) and the 16-bit results' float
+ * math (kb_*_half): the max error against double libm; and the special values as documented. Built
+ * with the kernels' flags (FMA where the machine has it), as the kernels use it; the bounds are
+ * those of an FMA build, and the test says so and skips the error bounds without FMA. */
 #include "kb/vmath.h"
 #include "kb_test.h"
 
@@ -118,6 +118,35 @@ static void test_float_erf_gelu_abs(void) {
     ASSERT(worst_erf < 4.2e-7 && e < 4.2e-7);
     ASSERT(worst_gelu < 1.35e-6 && g < 1.35e-6);
 }
+
+/* The 16-bit results' float math (kb_expf_half, kb_erff_half, kb_gelu_half)
+ * against double libm: a sweep and the worst points of a check of every float
+ * (kb/vmath.h's comments: 5.6e-6 relative, 3.7e-6 and 9.8e-6 absolute),
+ * bounded 10 % above those. fp16's rounding is 2^-12 relative (2.4e-4). */
+static void test_half_math(void) {
+    double worst_exp = 0.0, worst_erf = 0.0, worst_gelu = 0.0;
+    const long n = 4800000 / sparse();
+    for (long i = 0; i <= n; i++) {
+        float x = (float)(-87.3 + 176.0 * (double)i / (double)n);
+        double e = fabs((double)kb_expf_half(x) / exp((double)x) - 1.0);
+        worst_exp = e > worst_exp ? e : worst_exp;
+        x = (float)(-12.0 + 24.0 * (double)i / (double)n);
+        e = fabs((double)kb_erff_half(x) - erf((double)x));
+        worst_erf = e > worst_erf ? e : worst_erf;
+        e = fabs((double)kb_gelu_half(x) - gelu_want(x));
+        worst_gelu = e > worst_gelu ? e : worst_gelu;
+    }
+    const float exp_at = -87.095787f, erf_at = 3.74007297f, gelu_at = 5.3429184f;
+    const double e = fabs((double)kb_expf_half(exp_at) / exp((double)exp_at) - 1.0),
+                 f = fabs((double)kb_erff_half(erf_at) - erf((double)erf_at)),
+                 g = fabs((double)kb_gelu_half(gelu_at) - gelu_want(gelu_at));
+    printf("kb_expf_half: max rel error %.3g (%.3g at the known worst); kb_erff_half: max abs "
+           "%.3g (%.3g); kb_gelu_half: max abs %.3g (%.3g)\n",
+           worst_exp, e, worst_erf, f, worst_gelu, g);
+    ASSERT(worst_exp < 6.2e-6 && e < 6.2e-6 && e > 5e-6);
+    ASSERT(worst_erf < 4.1e-6 && f < 4.1e-6 && f > 3e-6);
+    ASSERT(worst_gelu < 1.1e-5 && g < 1.1e-5 && g > 8e-6);
+}
 #endif
 
 static void test_specials(void) {
@@ -143,6 +172,13 @@ static void test_specials(void) {
     ASSERT(isnan(kb_erff(NAN)));
     ASSERT(kb_gelu_f32(0.0f) == 0.0f && kb_gelu_f32(40.0f) == 40.0f);
     ASSERT(isnan(kb_gelu_f32(NAN)));
+    ASSERT(kb_expf_half(0.0f) == 1.0f);
+    ASSERT(kb_expf_half(-INFINITY) >= FLT_MIN && isfinite(kb_expf_half(INFINITY)));
+    ASSERT(kb_erff_half(0.0f) == 0.0f && signbit(kb_erff_half(-0.0f)));
+    ASSERT(kb_erff_half(INFINITY) == 1.0f && kb_erff_half(-INFINITY) == -1.0f);
+    ASSERT(kb_erff_half(4.0f) <= 1.0f && isnan(kb_erff_half(NAN)));
+    ASSERT(kb_gelu_half(0.0f) == 0.0f && kb_gelu_half(40.0f) == 40.0f);
+    ASSERT(isnan(kb_gelu_half(NAN)));
 }
 
 /* Whether long double arithmetic carries more bits than double here: the
@@ -166,6 +202,7 @@ int main(void) {
     }
     RUN_TEST(test_gelu_abs);
     RUN_TEST(test_float_erf_gelu_abs);
+    RUN_TEST(test_half_math);
 #else
     printf("no FMA in this build: the ulp bounds (measured with FMA) are not checked\n");
 #endif

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Fits the rational erf of kb_erff (benchtests/include/kb/vmath.h).
 
-erf(a) ~ a P(a^2) / Q(a^2) on [0, 4], P and Q of degree 5, Q(0) = 1,
+erf(a) ~ a P(a^2) / Q(a^2) on [0, 4], Q(0) = 1, P and Q of degree 5
+(kb_erff) or of the degrees given (4 3: kb_erff_half),
 minimising the largest absolute error: a linearised least-squares fit
 (a P - erf Q, divided by the previous iteration's Q) whose weights are
 raised where the error is large (Lawson), in double, against erf from
@@ -10,12 +11,15 @@ literals, and the fit's error before and after rounding (evaluated in
 float, without FMA: an estimate; test_vmath.c measures the real one).
 
 Needs numpy and mpmath (pip install numpy mpmath); not run by the build.
-Usage: python3 benchtests/tools/fit_erff.py
+Usage: python3 benchtests/tools/fit_erff.py [DEG_P DEG_Q]
 """
+import sys
+
 import mpmath
 import numpy as np
 
-DEG_P, DEG_Q, TOP, POINTS, ROUNDS = 5, 5, 4.0, 4000, 60
+DEG_P, DEG_Q = (int(v) for v in sys.argv[1:3]) if len(sys.argv) == 3 else (5, 5)
+TOP, POINTS, ROUNDS = 4.0, 4000, 60
 
 mpmath.mp.dps = 30
 k = np.arange(POINTS)

@@ -75,7 +75,8 @@ LAYERNORM_ROWS(double, f64)
 LAYERNORM_ROWS(float, f32)
 
 /* fp16/bf16: gamma and beta are widened once per call; each row goes through
- * float scratch in the workspace. */
+ * float scratch in the workspace, the next one asked for first (as the fp32
+ * rows above, without which memory idles while a row is computed). */
 static int layernorm_half(const kb_args *a, const void *params) {
     const size_t rows = ((const layernorm_shape *)params)->rows;
     const size_t n = ((const layernorm_shape *)params)->n;
@@ -84,6 +85,7 @@ static int layernorm_half(const kb_args *a, const void *params) {
     kb_cpu_to_f32(gamma, a->in[1], a->prec, 0, n);
     kb_cpu_to_f32(beta, a->in[2], a->prec, 0, n);
     for (size_t r = 0; r < rows; r++) {
+        if (r + 1 < rows) kb_cpu_prefetch((const uint16_t *)a->in[0] + (r + 1) * n, n * 2);
         kb_cpu_to_f32(xf, a->in[0], a->prec, r * n, n);
         layernorm_row_f32(xf, gamma, beta, yf, n);
         kb_cpu_from_f32(a->out[0], a->prec, r * n, yf, n);

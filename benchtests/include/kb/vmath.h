@@ -30,18 +30,36 @@ static inline double kb_fma(double a, double b, double c) {
 #endif
 }
 
+/* kb_expf's clamp: [-87.3, 88.7], so results stay normal and finite. One
+ * nested select, which lets NaN through: GCC 12 turns two sequential clamps
+ * into twice as many vector mask instructions. */
+static inline float kb__expf_clamp(float x) {
+    return x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
+}
+
+/* round(x / ln2), as a float: adding 1.5 * 2^23 rounds to an integer (in the
+ * current, nearest-even, mode) without a call to rintf. */
+static inline float kb__expf_n(float x) {
+    const float shift = 0x1.8p23f;
+    return kb_fmaf(x, 0x1.715476p+0f, shift) - shift;
+}
+
+/* 2^n p for p = e^r in [0.7, 1.42], by adding n to the exponent field of p.
+ * Unlike multiplying by a constructed 2^n, this reaches 2^128 * p with
+ * p < 1 at the top of the range and needs no subnormal 2^n at the bottom. */
+static inline float kb__expf_scale(float p, float n) {
+    uint32_t e = (uint32_t)(int32_t)n << 23;
+    return kb_bits_to_f32(kb_f32_to_bits(p) + e);
+}
+
 /* e^x, max relative error 0.94 ulp with FMA, 1.2 ulp without (measured over
  * every float in range). Inputs are clamped to [-87.3, 88.7], so results stay
  * normal and finite: below -87.3 it returns about 1.2e-38 rather than a
  * subnormal or 0, above 88.7 about 3.3e38 rather than inf. */
 static inline float kb_expf(float x) {
-    /* One nested select, which lets NaN through: GCC 12 turns two sequential
-     * clamps into twice as many vector mask instructions. */
-    x = x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
-    /* x = n ln2 + r with |r| <= ln2/2. Adding 1.5 * 2^23 rounds to an integer
-     * (in the current, nearest-even, mode) without a call to rintf. */
-    const float shift = 0x1.8p23f;
-    float n = kb_fmaf(x, 0x1.715476p+0f, shift) - shift;
+    x = kb__expf_clamp(x);
+    /* x = n ln2 + r with |r| <= ln2/2. */
+    const float n = kb__expf_n(x);
     /* Cody-Waite: ln2_hi has few mantissa bits, so n * ln2_hi is exact even
      * without FMA, and r keeps full precision for |x| near 88. */
     float r = kb_fmaf(n, -0x1.62e4p-1f, x); /* ln2_hi */
@@ -54,11 +72,25 @@ static inline float kb_expf(float x) {
     p = kb_fmaf(p, r, 0.5f);
     p = kb_fmaf(p, r, 1.0f);
     p = kb_fmaf(p, r, 1.0f);
-    /* Scale by 2^n by adding n to the exponent field of p (p in [0.7, 1.42]).
-     * Unlike multiplying by a constructed 2^n, this reaches 2^128 * p with
-     * p < 1 at the top of the range and needs no subnormal 2^n at the bottom. */
-    uint32_t e = (uint32_t)(int32_t)n << 23;
-    return kb_bits_to_f32(kb_f32_to_bits(p) + e);
+    return kb__expf_scale(p, n);
+}
+
+/* e^x in float for a result that is rounded to fp16 or bf16: max relative
+ * error 5.6e-6 with FMA (every float of the range checked; test_vmath.c), 1/90
+ * of fp16's rounding (half an ulp, 2^-12 relative), for about half of
+ * kb_expf's multiply-adds. The same clamp and scaling as kb_expf; the
+ * reduction takes one step, since n ln2 with ln2 rounded to float is off by
+ * at most 128 * 1.9e-9 relative; e^r = 1 + r + r^2 q(r) with q of degree 2,
+ * a relative minimax fit (benchtests/tools/fit_expf.py, within 5.3e-6). */
+static inline float kb_expf_half(float x) {
+    x = kb__expf_clamp(x);
+    const float n = kb__expf_n(x);
+    const float r = kb_fmaf(n, -0x1.62e430p-1f, x);
+    float p = kb_fmaf(r, 0x1.5224e6p-5f, 0x1.571d1ep-3f);
+    p = kb_fmaf(p, r, 0x1.0006b8p-1f);
+    p = kb_fmaf(p, r, 1.0f);
+    p = kb_fmaf(p, r, 1.0f);
+    return kb__expf_scale(p, n);
 }
 
 /* erf(x) in float as a rational function: a P(a^2) / Q(a^2), a = min(|x|, 4),
@@ -74,9 +106,21 @@ static inline float kb_expf(float x) {
  * multiply-adds and one division. The clamp works on the bit pattern (a
  * select would stop GCC 12 vectorising, see kb__erfc_pos). NaN gives +-1
  * here, NaN from kb_erff. */
-static inline float kb__erff_finite(float x) {
+static inline float kb__erff_arg(float x) {
     const uint32_t b = kb_f32_to_bits(x) & 0x7fffffffu;
-    const float a = kb_bits_to_f32(b < 0x40800000u ? b : 0x40800000u); /* 4.0f */
+    return kb_bits_to_f32(b < 0x40800000u ? b : 0x40800000u); /* 4.0f */
+}
+
+/* The ratio e (about erf(a)) capped at 1, with the sign of x: rounding can
+ * carry it one ulp above 1 near the clamp (kb_erff's fit is 2e-8 from erf,
+ * erf(4) is 1.5e-8 below 1). Capped on the pattern, as the clamp. */
+static inline float kb__erff_sign(float x, float e) {
+    const uint32_t r = kb_f32_to_bits(e);
+    return copysignf(kb_bits_to_f32(r < 0x3f800000u ? r : 0x3f800000u), x);
+}
+
+static inline float kb__erff_finite(float x) {
+    const float a = kb__erff_arg(x);
     const float s = a * a;
     float p = kb_fmaf(s, 0x1.090af2p-19f, 0x1.2e0114p-12f);
     p = kb_fmaf(p, s, 0x1.0658e6p-8f);
@@ -88,15 +132,35 @@ static inline float kb__erff_finite(float x) {
     q = kb_fmaf(q, s, 0x1.dd1192p-4f);
     q = kb_fmaf(q, s, 0x1.03b55ap-1f);
     q = kb_fmaf(q, s, 1.0f);
-    /* Rounding can carry the ratio one ulp above 1 near the clamp (the fit
-     * is 2e-8 from erf, erf(4) is 1.5e-8 below 1): capped at 1, on the
-     * pattern as above. */
-    const uint32_t r = kb_f32_to_bits(a * p / q);
-    return copysignf(kb_bits_to_f32(r < 0x3f800000u ? r : 0x3f800000u), x);
+    return kb__erff_sign(x, a * p / q);
 }
 
 static inline float kb_erff(float x) {
     const float y = kb__erff_finite(x);
+    return isnan(x) ? x : y;
+}
+
+/* erf(x) in float for a result that is rounded to fp16 or bf16: kb_erff's
+ * scheme with P of degree 4 and Q of degree 3 (fit_erff.py 4 3; the fit is
+ * within 3.4e-6), about two thirds of its multiply-adds. Max absolute error
+ * 3.7e-6 with FMA (test_vmath.c), which GELU scales by |x| / 2 <= 2.9 before
+ * the clamp: 1e-5 at most, against fp16's half ulp of 2.4e-4 at |y| in
+ * [0.5, 1) and more above. */
+static inline float kb__erff_half_finite(float x) {
+    const float a = kb__erff_arg(x);
+    const float s = a * a;
+    float p = kb_fmaf(s, -0x1.4cabe6p-18f, 0x1.25e17cp-10f);
+    p = kb_fmaf(p, s, 0x1.87adf4p-5f);
+    p = kb_fmaf(p, s, 0x1.4b7076p-3f);
+    p = kb_fmaf(p, s, 0x1.20df26p+0f);
+    float q = kb_fmaf(s, 0x1.73a448p-7f, 0x1.9cfeb8p-4f);
+    q = kb_fmaf(q, s, 0x1.e8690cp-2f);
+    q = kb_fmaf(q, s, 1.0f);
+    return kb__erff_sign(x, a * p / q);
+}
+
+static inline float kb_erff_half(float x) {
+    const float y = kb__erff_half_finite(x);
     return isnan(x) ? x : y;
 }
 
@@ -224,6 +288,11 @@ static inline double kb_erf(double x) {
 static inline float kb_gelu_f32(float x) {
     /* NaN propagates through the factor x: no test needed inside erf. */
     return 0.5f * x * (1.0f + kb__erff_finite(x * 0.70710678118654752440f));
+}
+
+/* The same through kb_erff_half, for a result rounded to fp16 or bf16. */
+static inline float kb_gelu_half(float x) {
+    return 0.5f * x * (1.0f + kb__erff_half_finite(x * 0.70710678118654752440f));
 }
 
 static inline double kb_gelu_f64(double x) {
