@@ -75,8 +75,9 @@ LAYERNORM_ROWS(double, f64)
 LAYERNORM_ROWS(float, f32)
 
 /* fp16/bf16: gamma and beta are widened once per call; each row goes through
- * float scratch in the workspace, the next one asked for first (as the fp32
- * rows above, without which memory idles while a row is computed). */
+ * float scratch in the workspace, the next one asked for first (as softmax's
+ * rows and the streamed fp32 rows above: without it memory idles while a
+ * row is computed). */
 static int layernorm_half(const kb_args *a, const void *params) {
     const size_t rows = ((const layernorm_shape *)params)->rows;
     const size_t n = ((const layernorm_shape *)params)->n;

@@ -14,12 +14,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__F16C__) || defined(__SSE2__) || defined(__AVX2__)
+#if defined(__F16C__) || defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
-/* Elements per float scratch block for elementwise kernels: two 8 KiB
- * buffers (in and out) stay in L1 while the block is processed. */
+/* Elements per float scratch block of a kernel that streams a long array
+ * through float (mse, linear, conv2d_bn_relu): two 8 KiB buffers (in and
+ * out) stay in L1 while the block is processed. */
 #define KB_CPU_BLOCK 2048
 
 /* Elements per block of kb_cpu_map_f32. Each block is read (widened), then
@@ -27,7 +28,7 @@
  * previous reads are still in flight. Short blocks keep the phases shorter
  * than a memory access, so reads and writes overlap the arithmetic: at DRAM
  * size fp16 GELU went from 4.4 to 6.0 GB/s with 256 instead of 2048 (64
- * was no faster than 256, and slower for bf16). */
+ * was no faster than 256). */
 #define KB_CPU_MAP_BLOCK 256
 
 /* dst[i] = src[off + i] for i < n, widened to float. p is KB_FP16 or KB_BF16. */

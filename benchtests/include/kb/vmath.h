@@ -37,19 +37,26 @@ static inline float kb__expf_clamp(float x) {
     return x < -87.3f ? -87.3f : (x > 88.7f ? 88.7f : x);
 }
 
-/* round(x / ln2), as a float: adding 1.5 * 2^23 rounds to an integer (in the
- * current, nearest-even, mode) without a call to rintf. */
-static inline float kb__expf_n(float x) {
-    const float shift = 0x1.8p23f;
-    return kb_fmaf(x, 0x1.715476p+0f, shift) - shift;
+/* t = 1.5 * 2^23 + n with n = round(x / ln2): adding 1.5 * 2^23 rounds to an
+ * integer (in the current, nearest-even, mode) without a call to rintf, and
+ * leaves n in t's low bits. kb__expf_n(t) is n as a float. */
+#define KB__EXPF_SHIFT 0x1.8p23f
+
+static inline float kb__expf_t(float x) {
+    return kb_fmaf(x, 0x1.715476p+0f, KB__EXPF_SHIFT);
 }
 
-/* 2^n p for p = e^r in [0.7, 1.42], by adding n to the exponent field of p.
- * Unlike multiplying by a constructed 2^n, this reaches 2^128 * p with
- * p < 1 at the top of the range and needs no subnormal 2^n at the bottom. */
-static inline float kb__expf_scale(float p, float n) {
-    uint32_t e = (uint32_t)(int32_t)n << 23;
-    return kb_bits_to_f32(kb_f32_to_bits(p) + e);
+static inline float kb__expf_n(float t) {
+    return t - KB__EXPF_SHIFT;
+}
+
+/* 2^n p for p = e^r in [0.7, 1.42], by adding n (t's low bits, shifted into
+ * the exponent field: the shift's own bits leave it) to p's pattern. Unlike
+ * multiplying by a constructed 2^n, this reaches 2^128 * p with p < 1 at the
+ * top of the range and needs no subnormal 2^n at the bottom; and unlike
+ * converting n to an integer it has no undefined case for a NaN. */
+static inline float kb__expf_scale(float p, float t) {
+    return kb_bits_to_f32(kb_f32_to_bits(p) + (kb_f32_to_bits(t) << 23));
 }
 
 /* e^x, max relative error 0.94 ulp with FMA, 1.2 ulp without (measured over
@@ -59,7 +66,7 @@ static inline float kb__expf_scale(float p, float n) {
 static inline float kb_expf(float x) {
     x = kb__expf_clamp(x);
     /* x = n ln2 + r with |r| <= ln2/2. */
-    const float n = kb__expf_n(x);
+    const float t = kb__expf_t(x), n = kb__expf_n(t);
     /* Cody-Waite: ln2_hi has few mantissa bits, so n * ln2_hi is exact even
      * without FMA, and r keeps full precision for |x| near 88. */
     float r = kb_fmaf(n, -0x1.62e4p-1f, x); /* ln2_hi */
@@ -72,40 +79,31 @@ static inline float kb_expf(float x) {
     p = kb_fmaf(p, r, 0.5f);
     p = kb_fmaf(p, r, 1.0f);
     p = kb_fmaf(p, r, 1.0f);
-    return kb__expf_scale(p, n);
+    return kb__expf_scale(p, t);
 }
 
 /* e^x in float for a result that is rounded to fp16 or bf16: max relative
- * error 5.6e-6 with FMA (every float of the range checked; test_vmath.c), 1/90
- * of fp16's rounding (half an ulp, 2^-12 relative), for about half of
+ * error 5.6e-6 with FMA (every float of the range checked; test_vmath.c), 1/40
+ * of fp16's rounding (half an ulp, at least 2^-12 relative), for about half of
  * kb_expf's multiply-adds. The same clamp and scaling as kb_expf; the
  * reduction takes one step, since n ln2 with ln2 rounded to float is off by
- * at most 128 * 1.9e-9 relative; e^r = 1 + r + r^2 q(r) with q of degree 2,
- * a relative minimax fit (benchtests/tools/fit_expf.py, within 5.3e-6). */
+ * at most 128 * 1.9e-9 = 2.4e-7 (a relative error of the result), when the
+ * product is not rounded (FMA; without it, rounding n ln2 adds up to 3.8e-6
+ * near |x| = 88); e^r = 1 + r + r^2 q(r) with q of degree 2, a relative
+ * minimax fit (benchtests/tools/fit_expf.py, within 5.3e-6). */
 static inline float kb_expf_half(float x) {
     x = kb__expf_clamp(x);
-    const float n = kb__expf_n(x);
+    const float t = kb__expf_t(x), n = kb__expf_n(t);
     const float r = kb_fmaf(n, -0x1.62e430p-1f, x);
     float p = kb_fmaf(r, 0x1.5224e6p-5f, 0x1.571d1ep-3f);
     p = kb_fmaf(p, r, 0x1.0006b8p-1f);
     p = kb_fmaf(p, r, 1.0f);
     p = kb_fmaf(p, r, 1.0f);
-    return kb__expf_scale(p, n);
+    return kb__expf_scale(p, t);
 }
 
-/* erf(x) in float as a rational function: a P(a^2) / Q(a^2), a = min(|x|, 4),
- * with P of degree 5 and Q of degree 5 (Q(0) = 1), the sign of x copied onto
- * the result. erf(4) = 1 - 1.5e-8 rounds to 1 in float, so clamping there
- * changes nothing. The coefficients minimise the largest absolute error over
- * [0, 4] (a least-squares fit in a^2, linearised and reweighted toward the
- * minimax, in double, then rounded to float: benchtests/tools/fit_erff.py);
- * the fit itself is within 2.1e-8, and float evaluation with FMA makes it
- * 3.8e-7 at most (every float in [0, 12) checked; the worst, x = 3.3107836,
- * is one of test_vmath.c's points), against 5.3e-7 for the exp-based
- * Abramowitz & Stegun 7.1.26 it replaces at half the cost: no exp, eleven
- * multiply-adds and one division. The clamp works on the bit pattern (a
- * select would stop GCC 12 vectorising, see kb__erfc_pos). NaN gives +-1
- * here, NaN from kb_erff. */
+/* kb_erff's argument: a = min(|x|, 4), clamped on the bit pattern (a
+ * select would stop GCC 12 vectorising, see kb__erfc_pos); NaN gives 4. */
 static inline float kb__erff_arg(float x) {
     const uint32_t b = kb_f32_to_bits(x) & 0x7fffffffu;
     return kb_bits_to_f32(b < 0x40800000u ? b : 0x40800000u); /* 4.0f */
@@ -119,6 +117,17 @@ static inline float kb__erff_sign(float x, float e) {
     return copysignf(kb_bits_to_f32(r < 0x3f800000u ? r : 0x3f800000u), x);
 }
 
+/* erf(x) in float as a rational function: a P(a^2) / Q(a^2), a = min(|x|, 4),
+ * with P of degree 5 and Q of degree 5 (Q(0) = 1), the sign of x copied onto
+ * the result. erf(4) = 1 - 1.5e-8 rounds to 1 in float, so clamping there
+ * changes nothing. The coefficients minimise the largest absolute error over
+ * [0, 4] (a least-squares fit in a^2, linearised and reweighted toward the
+ * minimax, in double, then rounded to float: benchtests/tools/fit_erff.py);
+ * the fit itself is within 2.1e-8, and float evaluation with FMA makes it
+ * 3.8e-7 at most (every float in [0, 12) checked; the worst, x = 3.3107836,
+ * is one of test_vmath.c's points), against 5.3e-7 for the exp-based
+ * Abramowitz & Stegun 7.1.26 it replaces at half the cost: no exp, eleven
+ * multiply-adds and one division. NaN gives +-1 here, NaN from kb_erff. */
 static inline float kb__erff_finite(float x) {
     const float a = kb__erff_arg(x);
     const float s = a * a;
@@ -144,7 +153,7 @@ static inline float kb_erff(float x) {
  * scheme with P of degree 4 and Q of degree 3 (fit_erff.py 4 3; the fit is
  * within 3.4e-6), about two thirds of its multiply-adds. Max absolute error
  * 3.7e-6 with FMA (test_vmath.c), which GELU scales by |x| / 2 <= 2.9 before
- * the clamp: 1e-5 at most, against fp16's half ulp of 2.4e-4 at |y| in
+ * the clamp: 9.8e-6 at most (every float checked), against fp16's half ulp of 2.4e-4 at |y| in
  * [0.5, 1) and more above. */
 static inline float kb__erff_half_finite(float x) {
     const float a = kb__erff_arg(x);
