@@ -63,7 +63,7 @@ typedef struct layernorm_shape {
         for (size_t r = 0; r < rows; r++) {                                                        \
             const T *x = (const T *)a->in[0] + r * n;                                              \
             T *y = (T *)a->out[0] + r * n, *row = stream ? (T *)a->workspace : y;                  \
-            if (stream && r + 1 < rows) kb_cpu_prefetch(x + n, n * sizeof(T));                     \
+            if (stream) kb_cpu_prefetch_next_row(a->in[0], r, rows, n * sizeof(T));                \
             layernorm_row_##SUFFIX(x, a->in[1], a->in[2], row, n);                                 \
             if (stream) kb_cpu_stream_##SUFFIX(y, row, n);                                         \
         }                                                                                          \
@@ -86,7 +86,7 @@ static int layernorm_half(const kb_args *a, const void *params) {
     kb_cpu_to_f32(gamma, a->in[1], a->prec, 0, n);
     kb_cpu_to_f32(beta, a->in[2], a->prec, 0, n);
     for (size_t r = 0; r < rows; r++) {
-        if (r + 1 < rows) kb_cpu_prefetch((const uint16_t *)a->in[0] + (r + 1) * n, n * 2);
+        kb_cpu_prefetch_next_row(a->in[0], r, rows, n * sizeof(uint16_t));
         kb_cpu_to_f32(xf, a->in[0], a->prec, r * n, n);
         layernorm_row_f32(xf, gamma, beta, yf, n);
         kb_cpu_from_f32(a->out[0], a->prec, r * n, yf, n);

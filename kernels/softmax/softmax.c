@@ -53,8 +53,7 @@ typedef struct softmax_shape {
         const size_t rows = ((const softmax_shape *)params)->rows;                                 \
         const size_t cols = ((const softmax_shape *)params)->cols;                                 \
         for (size_t r = 0; r < rows; r++) {                                                        \
-            if (r + 1 < rows)                                                                      \
-                kb_cpu_prefetch((const T *)a->in[0] + (r + 1) * cols, cols * sizeof(T));           \
+            kb_cpu_prefetch_next_row(a->in[0], r, rows, cols * sizeof(T));                         \
             softmax_row_##SUFFIX((const T *)a->in[0] + r * cols, (T *)a->out[0] + r * cols, cols); \
         }                                                                                          \
         return 0;                                                                                  \
@@ -69,7 +68,7 @@ static int softmax_half(const kb_args *a, const void *params) {
     const size_t cols = ((const softmax_shape *)params)->cols;
     float *xf = a->workspace, *yf = xf + cols;
     for (size_t r = 0; r < rows; r++) {
-        if (r + 1 < rows) kb_cpu_prefetch((const uint16_t *)a->in[0] + (r + 1) * cols, cols * 2);
+        kb_cpu_prefetch_next_row(a->in[0], r, rows, cols * sizeof(uint16_t));
         kb_cpu_to_f32(xf, a->in[0], a->prec, r * cols, cols);
         softmax_row_half(xf, yf, cols);
         kb_cpu_from_f32(a->out[0], a->prec, r * cols, yf, cols);

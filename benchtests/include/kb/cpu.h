@@ -100,6 +100,13 @@ static inline void kb_cpu_prefetch(const void *p, size_t bytes) {
     for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch((const char *)p + i, 0, 2);
 }
 
+/* kb_cpu_prefetch of row r + 1 of `rows` rows of row_bytes each from base, if
+ * there is one: what a row kernel calls before computing row r. */
+static inline void kb_cpu_prefetch_next_row(const void *base, size_t r, size_t rows,
+                                            size_t row_bytes) {
+    if (r + 1 < rows) kb_cpu_prefetch((const char *)base + (r + 1) * row_bytes, row_bytes);
+}
+
 /* Whether `rows` rows of `row_bytes` each, written from `dst` on, are to be
  * streamed past the caches: when the output is larger than the last cache
  * it reaches memory anyway, and a cached store would first read each line
