@@ -1,5 +1,6 @@
 /* GELU, erf form: y = 0.5 x (1 + erf(x / sqrt(2))), elementwise. */
 #include "kb/cpu.h"
+#include "kb/cpu8.h"
 #include "kb/kernel.h"
 #include "kb/vmath.h"
 
@@ -24,6 +25,15 @@ static void gelu_layout(const kb_case *c, kb_layout *l) {
     }
 
 GELU_BLOCK(double, f64)
+
+#if KB_VMATH8
+/* Float and 16-bit results on eight lanes (kb/vmath8.h: the same results,
+ * bit for bit). */
+static int gelu_cpu(const kb_args *a) {
+    return kb_cpu_elementwise8(a, gelu_f64, kb_gelu_f32_8, kb_gelu_half8,
+                               (size_t)kb_case_dim(a->c, "n"));
+}
+#else
 GELU_BLOCK(float, f32)
 GELU_BLOCK(float, half)
 
@@ -31,6 +41,7 @@ static int gelu_cpu(const kb_args *a) {
     return kb_cpu_elementwise_half(a, gelu_f32, gelu_f64, gelu_half,
                                    (size_t)kb_case_dim(a->c, "n"));
 }
+#endif
 
 static const kb_kernel gelu_kernel = {
     .layout = gelu_layout,

@@ -59,10 +59,23 @@ static inline float kb__expf_scale(float p, float t) {
     return kb_bits_to_f32(kb_f32_to_bits(p) + (kb_f32_to_bits(t) << 23));
 }
 
+/* The result for x: 2^n p, or x itself when x is NaN. A NaN x leaves its
+ * payload in t and p, and the scaling adds the payload's low bits to the
+ * exponent and sign fields: NaNs whose low 9 payload bits are not all zero
+ * (not the default NaN; an input's) came out as ordinary numbers. Chosen by
+ * a mask on the patterns: GCC 12 does not if-convert a select here, and a
+ * loop over kb_expf would no longer vectorise. */
+static inline float kb__expf_result(float x, float p, float t) {
+    const uint32_t y = kb_f32_to_bits(kb__expf_scale(p, t));
+    const uint32_t nan = (uint32_t)0 - (uint32_t)isnan(x);
+    return kb_bits_to_f32((y & ~nan) | (kb_f32_to_bits(x) & nan));
+}
+
 /* e^x, max relative error 0.94 ulp with FMA, 1.2 ulp without (measured over
  * every float in range). Inputs are clamped to [-87.3, 88.7], so results stay
  * normal and finite: below -87.3 it returns about 1.2e-38 rather than a
- * subnormal or 0, above 88.7 about 3.3e38 rather than inf. */
+ * subnormal or 0, above 88.7 about 3.3e38 rather than inf. NaN gives NaN
+ * (x itself, whatever its payload). */
 static inline float kb_expf(float x) {
     x = kb__expf_clamp(x);
     /* x = n ln2 + r with |r| <= ln2/2. */
@@ -79,7 +92,7 @@ static inline float kb_expf(float x) {
     p = kb_fmaf(p, r, 0.5f);
     p = kb_fmaf(p, r, 1.0f);
     p = kb_fmaf(p, r, 1.0f);
-    return kb__expf_scale(p, t);
+    return kb__expf_result(x, p, t);
 }
 
 /* e^x in float for a result that is rounded to fp16 or bf16: max relative
@@ -99,7 +112,7 @@ static inline float kb_expf_half(float x) {
     p = kb_fmaf(p, r, 0x1.0006b8p-1f);
     p = kb_fmaf(p, r, 1.0f);
     p = kb_fmaf(p, r, 1.0f);
-    return kb__expf_scale(p, t);
+    return kb__expf_result(x, p, t);
 }
 
 /* kb_erff's argument: a = min(|x|, 4), clamped on the bit pattern (a

@@ -1,0 +1,127 @@
+/* Elementwise CPU paths over an eight-lane float function (kb/vmath8.h),
+ * where the target has AVX2, FMA and F16C (KB_VMATH8).
+ *
+ * kb/cpu.h's elementwise paths call a float block function, and fp16/bf16
+ * go through float scratch blocks in L1: widened there, computed into a
+ * second block, narrowed from it. Here each vector is loaded, widened in a
+ * register, computed and narrowed on its way to memory, and when the
+ * output is larger than the last cache it is written with non-temporal
+ * stores, which do not read the lines first (a third stream of memory
+ * traffic that the kernel's bytes do not count).
+ *
+ * The function reaches the loop as a constant: every helper here is
+ * inlined into the kernel's own path, so the function is inlined into the
+ * loop (a call per vector would cost more than some functions do). */
+#ifndef KB_CPU8_H
+#define KB_CPU8_H
+
+#include "kb/cpu.h"
+#include "kb/vmath8.h"
+
+#if KB_VMATH8
+
+#define KB__CPU8_INLINE static inline __attribute__((always_inline))
+
+/* An eight-lane float function, as kb/vmath8.h's. */
+typedef kb_f32x8 (*kb_cpu_fn8)(kb_f32x8);
+
+/* Whether an output of `bytes` from y is to be written past the caches:
+ * larger than the last cache, and aligned for the vector stores (align:
+ * 32 for float, 16 for eight 16-bit values). */
+static inline int kb_cpu_streams(const kb_args *a, const void *y, size_t bytes, size_t align) {
+    return a->last_cache_bytes > 0 && bytes > a->last_cache_bytes && (uintptr_t)y % align == 0;
+}
+
+/* The last n < 8 elements, padded: the same function gives them the same
+ * results as the full vectors would. */
+KB__CPU8_INLINE void kb__cpu8_tail_f32(kb_cpu_fn8 f8, const float *x, float *y, size_t n) {
+    float b[8] = {0};
+    memcpy(b, x, n * sizeof *b);
+    _mm256_storeu_ps(b, f8(_mm256_loadu_ps(b)));
+    memcpy(y, b, n * sizeof *b);
+}
+
+KB__CPU8_INLINE void kb__cpu8_loop_f32(kb_cpu_fn8 f8, const float *restrict x, float *restrict y,
+                                       size_t nv, int stream) {
+    if (stream)
+        for (size_t i = 0; i < nv; i += 8) _mm256_stream_ps(y + i, f8(_mm256_loadu_ps(x + i)));
+    else
+        for (size_t i = 0; i < nv; i += 8) _mm256_storeu_ps(y + i, f8(_mm256_loadu_ps(x + i)));
+}
+
+/* y[i] = f8(x[i]) for n floats. */
+KB__CPU8_INLINE void kb_cpu_map8_f32(const kb_args *a, kb_cpu_fn8 f8, size_t n) {
+    const float *x = a->in[0];
+    float *y = a->out[0];
+    const size_t nv = n - n % 8;
+    const int stream = kb_cpu_streams(a, y, n * sizeof *y, 32);
+    kb__cpu8_loop_f32(f8, x, y, nv, stream);
+    if (nv < n) kb__cpu8_tail_f32(f8, x + nv, y + nv, n - nv);
+    if (stream) kb_cpu_stream_fence();
+}
+
+/* Eight fp16 (p KB_FP16) or bf16 values widened to float, exactly as
+ * kb_cpu_to_f32 widens them. */
+KB__CPU8_INLINE kb_f32x8 kb__cpu8_widen(kb_prec p, const uint16_t *s) {
+    const __m128i h = _mm_loadu_si128((const __m128i *)s);
+    if (p == KB_BF16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    return _mm256_cvtph_ps(h);
+}
+
+/* Eight floats rounded as kb_cpu_from_f32 rounds them. */
+KB__CPU8_INLINE __m128i kb__cpu8_narrow(kb_prec p, kb_f32x8 v) {
+    if (p == KB_BF16) return kb__cpu_bf16_8(v);
+    return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+}
+
+/* One storage format's loop over the whole vectors; p is a constant where
+ * kb__cpu8_map_half calls it, so each format gets its own loop. */
+KB__CPU8_INLINE void kb__cpu8_loop_half(kb_cpu_fn8 f8, kb_prec p, const uint16_t *restrict x,
+                                        uint16_t *restrict y, size_t nv, int stream) {
+    if (stream)
+        for (size_t i = 0; i < nv; i += 8)
+            _mm_stream_si128((__m128i *)(y + i), kb__cpu8_narrow(p, f8(kb__cpu8_widen(p, x + i))));
+    else
+        for (size_t i = 0; i < nv; i += 8)
+            _mm_storeu_si128((__m128i *)(y + i), kb__cpu8_narrow(p, f8(kb__cpu8_widen(p, x + i))));
+}
+
+/* y[i] = f8(x[i]) for n fp16/bf16 values, computed in float. */
+KB__CPU8_INLINE void kb_cpu_map8_half(const kb_args *a, kb_cpu_fn8 f8, size_t n) {
+    const uint16_t *x = a->in[0];
+    uint16_t *y = a->out[0];
+    const size_t nv = n - n % 8;
+    const int stream = kb_cpu_streams(a, y, n * sizeof *y, 16);
+    if (a->prec == KB_BF16)
+        kb__cpu8_loop_half(f8, KB_BF16, x, y, nv, stream);
+    else
+        kb__cpu8_loop_half(f8, KB_FP16, x, y, nv, stream);
+    if (nv < n) {
+        float b[8];
+        kb_cpu_to_f32(b, x, a->prec, nv, n - nv);
+        kb__cpu8_tail_f32(f8, b, b, n - nv);
+        kb_cpu_from_f32(y, a->prec, nv, b, n - nv);
+    }
+    if (stream) kb_cpu_stream_fence();
+}
+
+/* kb_cpu_elementwise_half with eight-lane functions for float (f8) and for
+ * fp16/bf16 results (half8); f64 stays a double block function. */
+KB__CPU8_INLINE int
+kb_cpu_elementwise8(const kb_args *a, void (*f64)(const double *restrict, double *restrict, size_t),
+                    kb_cpu_fn8 f8, kb_cpu_fn8 half8, size_t n) {
+    switch (a->prec) {
+    case KB_FP64: f64(a->in[0], a->out[0], n); return 0;
+    case KB_FP32: kb_cpu_map8_f32(a, f8, n); return 0;
+    case KB_FP16:
+    case KB_BF16: kb_cpu_map8_half(a, half8, n); return 0;
+    default: {
+        static const kb_cpu_paths none = {NULL, NULL, NULL};
+        return kb_cpu_dispatch(a, &none, NULL); /* declines, naming the precision */
+    }
+    }
+}
+
+#endif
+
+#endif

@@ -1,0 +1,190 @@
+/* kb/vmath8.h's eight-lane functions against their scalar forms in
+ * kb/vmath.h, bit for bit (NaN payloads included): every KB_VMATH8_STRIDE-th
+ * float pattern (1: all 2^32; the unit test takes every 4093rd, a prime, so
+ * that every low-bit pattern is met), and every pattern near the places
+ * where the functions change behaviour: the clamps of exp and erf, erf's cap
+ * at 1, zero, the infinities and NaNs. And kb/cpu8.h's elementwise maps
+ * against the scalar functions over every length up to three vectors, in
+ * float, fp16 and bf16, streamed and not. Built with the kernels' flags;
+ * without AVX2, FMA and F16C there is nothing to compare, and the test
+ * reports Skipped, saying so. */
+#include "kb/cpu8.h"
+#include "kb_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#if KB_VMATH8
+
+/* A scalar form and its eight-lane form, compared over a block of patterns
+ * by a function of their own (inlined there: a call per element would make
+ * the full sweep take minutes). Returns how many differ; reports the first
+ * few. */
+typedef struct pair8 {
+    const char *name;
+    long (*compare)(const uint32_t *u, size_t n, long reported);
+} pair8;
+
+#define BLOCK 4096
+
+#define PAIR8(NAME, SCALAR, VECTOR)                                                                \
+    static long compare_##NAME(const uint32_t *u, size_t n, long reported) {                       \
+        float x[BLOCK], want[BLOCK], got[BLOCK];                                                   \
+        for (size_t i = 0; i < n; i++) x[i] = kb_bits_to_f32(u[i]);                                \
+        for (size_t i = 0; i < n; i++) want[i] = SCALAR(x[i]);                                     \
+        for (size_t i = 0; i < n; i += 8)                                                          \
+            _mm256_storeu_ps(got + i, VECTOR(_mm256_loadu_ps(x + i)));                             \
+        long bad = 0;                                                                              \
+        for (size_t i = 0; i < n; i++)                                                             \
+            if (kb_f32_to_bits(want[i]) != kb_f32_to_bits(got[i]) && reported + bad++ < 5)         \
+                KB_TEST_FAIL("%s(%a) [pattern 0x%08x]: 0x%08x, the scalar form 0x%08x", #VECTOR,   \
+                             (double)x[i], u[i], kb_f32_to_bits(got[i]), kb_f32_to_bits(want[i])); \
+        return bad;                                                                                \
+    }
+
+static float neg(float x) {
+    return -x;
+}
+
+PAIR8(expf, kb_expf, kb_expf8)
+PAIR8(expf_half, kb_expf_half, kb_expf_half8)
+PAIR8(erff, kb__erff_finite, kb__erff_finite8)
+PAIR8(erff_half, kb__erff_half_finite, kb__erff_half_finite8)
+PAIR8(gelu_f32, kb_gelu_f32, kb_gelu_f32_8)
+PAIR8(gelu_half, kb_gelu_half, kb_gelu_half8)
+PAIR8(neg, neg, kb_neg8)
+
+static const pair8 pairs[] = {
+    {"kb_expf8", compare_expf},
+    {"kb_expf_half8", compare_expf_half},
+    {"kb__erff_finite8", compare_erff},
+    {"kb__erff_half_finite8", compare_erff_half},
+    {"kb_gelu_f32_8", compare_gelu_f32},
+    {"kb_gelu_half8", compare_gelu_half},
+    {"kb_neg8", compare_neg},
+};
+
+#define NPAIRS (sizeof pairs / sizeof pairs[0])
+
+static uint32_t stride(void) {
+    const char *s = getenv("KB_VMATH8_STRIDE");
+    long k = s ? strtol(s, NULL, 10) : 1;
+    return k >= 1 && k <= 65536 ? (uint32_t)k : 1;
+}
+
+/* Patterns lo, lo + step, ... below lo + count (wrapping past 2^32)
+ * through every pair, a block at a time; a block is padded to whole
+ * vectors with its first pattern. */
+static void compare_range(uint32_t lo, uint64_t count, uint32_t step, long *bad) {
+    uint32_t u[BLOCK];
+    size_t k = 0;
+    for (uint64_t i = 0; i < count; i += step) {
+        u[k++] = lo + (uint32_t)i;
+        if (k == BLOCK || i + step >= count) {
+            for (; k % 8; k++) u[k] = u[0];
+            for (size_t p = 0; p < NPAIRS; p++) bad[p] += pairs[p].compare(u, k, bad[p]);
+            k = 0;
+        }
+    }
+}
+
+static void test_patterns(void) {
+    long bad[NPAIRS] = {0};
+    const uint32_t s = stride();
+    /* Every s-th pattern of all 2^32 (the last chunk wraps into the first). */
+    compare_range(0, 1ull << 32, s, bad);
+    /* Around each place of a change, both signs: 65536 patterns each (4096
+     * in a sparse run, which valgrind's memcheck runs 50x slower). */
+    const uint32_t window = s == 1 ? 65536u : 4096u;
+    const float edges[] = {0.0f, -87.3f,  87.3f, 88.7f, -88.7f, 4.0f, 4.0f * 1.41421356f,
+                           1.0f, INFINITY};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (int sign = 0; sign < 2; sign++) {
+            const uint32_t c = kb_f32_to_bits(edges[e]) ^ (sign ? 0x80000000u : 0u);
+            compare_range(c - window / 2, window, 1, bad);
+        }
+    if (s == 1)
+        printf("every float pattern and the edges:");
+    else
+        printf("every %u-th float pattern and the edges:", s);
+    for (size_t p = 0; p < NPAIRS; p++) printf(" %s %ld differ;", pairs[p].name, bad[p]);
+    printf("\n");
+    for (size_t p = 0; p < NPAIRS; p++) ASSERT(bad[p] == 0);
+}
+
+/* kb/cpu8.h's maps over every length 0 .. 24 (whole vectors and tails) at
+ * offsets 0 .. 7 elements, against the scalar function element by element,
+ * with guards around the output; both the cached and the streaming stores. */
+static kb_f32x8 expf_map8(kb_f32x8 x) {
+    return kb_expf8(x);
+}
+
+static void check_map(kb_prec prec, int stream) {
+    enum { N = 24, PAD = 8 };
+    _Alignas(64) uint16_t x16[N + 2 * PAD], y16[N + 2 * PAD];
+    _Alignas(64) float x32[N + 2 * PAD], y32[N + 2 * PAD];
+    for (size_t off = 0; off < 8; off++)
+        for (size_t n = 0; n <= N; n++) {
+            for (size_t i = 0; i < N + 2 * PAD; i++) {
+                x32[i] = (float)((double)i * 0.731 - 9.0);
+                x16[i] = prec == KB_BF16 ? kb_f32_to_bf16(x32[i]) : kb_f32_to_f16(x32[i]);
+                y32[i] = -1.0f;
+                y16[i] = 0xabcd;
+            }
+            const int half = prec != KB_FP32;
+            /* stream: a last cache smaller than any output, so that the
+             * maps stream wherever the alignment allows. */
+            kb_args a = {.prec = prec, .last_cache_bytes = stream ? 1 : 0};
+            a.in[0] = half ? (const void *)(x16 + PAD + off) : (const void *)(x32 + PAD + off);
+            a.out[0] = half ? (void *)(y16 + PAD + off) : (void *)(y32 + PAD + off);
+            if (half)
+                kb_cpu_map8_half(&a, expf_map8, n);
+            else
+                kb_cpu_map8_f32(&a, expf_map8, n);
+            for (size_t i = 0; i < N + 2 * PAD; i++) {
+                const int inside = i >= PAD + off && i < PAD + off + n;
+                float want;
+                uint32_t got, w;
+                if (half) {
+                    const float xf =
+                        prec == KB_BF16 ? kb_bf16_to_f32(x16[i]) : kb_f16_to_f32(x16[i]);
+                    want = kb_expf(xf);
+                    w = inside ? (prec == KB_BF16 ? kb_f32_to_bf16(want) : kb_f32_to_f16(want))
+                               : 0xabcd;
+                    got = y16[i];
+                } else {
+                    w = inside ? kb_f32_to_bits(kb_expf(x32[i])) : kb_f32_to_bits(-1.0f);
+                    got = kb_f32_to_bits(y32[i]);
+                }
+                if (got != w)
+                    KB_TEST_FAIL("%s map, stream %d, offset %zu, n %zu, element %zd: 0x%x, want "
+                                 "0x%x",
+                                 kb_prec_name(prec), stream, off, n,
+                                 (ptrdiff_t)i - PAD - (ptrdiff_t)off, got, w);
+            }
+        }
+}
+
+static void test_maps(void) {
+    for (int stream = 0; stream < 2; stream++) {
+        check_map(KB_FP32, stream);
+        check_map(KB_FP16, stream);
+        check_map(KB_BF16, stream);
+    }
+}
+
+int main(void) {
+    RUN_TEST(test_patterns);
+    RUN_TEST(test_maps);
+    return kb_test_summary();
+}
+
+#else
+
+int main(void) {
+    printf("kbench-skip: this build has no AVX2, FMA and F16C (KB_VMATH8 is 0): kb/vmath8.h's "
+           "functions are not compiled, and the kernels use the scalar forms\n");
+    return 0;
+}
+
+#endif
