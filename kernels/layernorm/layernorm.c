@@ -3,6 +3,7 @@
 #include "layernorm.h"
 
 #include "kb/cpu.h"
+#include "kb/cpu8.h"
 #include "kb/kernel.h"
 
 #include <math.h>
@@ -34,11 +35,18 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
         return sum;                                                                                \
     }                                                                                              \
                                                                                                    \
-    static void layernorm_row_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
-                                       const T *restrict beta, T *restrict y, size_t n) {          \
+    /* The row's mean and 1 / sqrt(var + eps). */                                                  \
+    static T layernorm_stats_##SUFFIX(const T *restrict x, size_t n, T *rstd) {                    \
         const T mean = kb_cpu_sum_##SUFFIX(x, n) / (T)n;                                           \
         const T var = layernorm_sqdev_##SUFFIX(x, n, mean) / (T)n;                                 \
-        const T rstd = (T)1 / SQRT(var + (T)LAYERNORM_EPS);                                        \
+        *rstd = (T)1 / SQRT(var + (T)LAYERNORM_EPS);                                               \
+        return mean;                                                                               \
+    }                                                                                              \
+                                                                                                   \
+    static void layernorm_row_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
+                                       const T *restrict beta, T *restrict y, size_t n) {          \
+        T rstd;                                                                                    \
+        const T mean = layernorm_stats_##SUFFIX(x, n, &rstd);                                      \
         for (size_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];           \
     }
 
@@ -74,6 +82,40 @@ typedef struct layernorm_shape {
 LAYERNORM_ROWS(double, f64)
 LAYERNORM_ROWS(float, f32)
 
+/* One fp16/bf16 row from its widened x (xf): normalised, rounded and
+ * written to y. With KB_VMATH8 y is rounded in registers on its way out
+ * (non-temporal when `stream`), with the scalar loop's operations in its
+ * order: the same results, bit for bit, without a float row (yf) to narrow
+ * afterwards. */
+#if KB_VMATH8
+static void layernorm_half_row(kb_prec p, const float *restrict xf, const float *restrict gamma,
+                               const float *restrict beta, float *restrict yf, uint16_t *restrict y,
+                               size_t n, int stream) {
+    (void)yf;
+    float rstd;
+    const float mean = layernorm_stats_f32(xf, n, &rstd);
+    const kb_f32x8 m8 = _mm256_set1_ps(mean), r8 = _mm256_set1_ps(rstd);
+    const size_t nv = n - n % 8;
+    for (size_t i = 0; i < nv; i += 8) {
+        const kb_f32x8 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xf + i), m8), r8);
+        const kb_f32x8 v =
+            _mm256_add_ps(_mm256_mul_ps(d, _mm256_loadu_ps(gamma + i)), _mm256_loadu_ps(beta + i));
+        kb_cpu8_store16(y + i, kb_cpu8_narrow(p, v), stream);
+    }
+    float tail[8];
+    for (size_t i = nv; i < n; i++) tail[i - nv] = (xf[i] - mean) * rstd * gamma[i] + beta[i];
+    kb_cpu_from_f32(y, p, nv, tail, n - nv);
+}
+#else
+static void layernorm_half_row(kb_prec p, const float *restrict xf, const float *restrict gamma,
+                               const float *restrict beta, float *restrict yf, uint16_t *restrict y,
+                               size_t n, int stream) {
+    (void)stream;
+    layernorm_row_f32(xf, gamma, beta, yf, n);
+    kb_cpu_from_f32(y, p, 0, yf, n);
+}
+#endif
+
 /* fp16/bf16: gamma and beta are widened once per call; each row goes through
  * float scratch in the workspace, the next one asked for first (as softmax's
  * rows and the streamed fp32 rows above: without it memory idles while a
@@ -85,12 +127,13 @@ static int layernorm_half(const kb_args *a, const void *params) {
     float *beta = gamma + n, *xf = beta + n, *yf = xf + n;
     kb_cpu_to_f32(gamma, a->in[1], a->prec, 0, n);
     kb_cpu_to_f32(beta, a->in[2], a->prec, 0, n);
+    const int stream = KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], n * sizeof(uint16_t), rows);
     for (size_t r = 0; r < rows; r++) {
         kb_cpu_prefetch_next_row(a->in[0], r, rows, n * sizeof(uint16_t));
         kb_cpu_to_f32(xf, a->in[0], a->prec, r * n, n);
-        layernorm_row_f32(xf, gamma, beta, yf, n);
-        kb_cpu_from_f32(a->out[0], a->prec, r * n, yf, n);
+        layernorm_half_row(a->prec, xf, gamma, beta, yf, (uint16_t *)a->out[0] + r * n, n, stream);
     }
+    if (stream) kb_cpu_stream_fence();
     return 0;
 }
 

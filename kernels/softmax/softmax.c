@@ -1,8 +1,8 @@
 /* Row-wise softmax, y = e^(x - max) / sum(e^(x - max)), numerically stable. */
 #include "kb/cpu.h"
+#include "kb/cpu8.h"
 #include "kb/kernel.h"
 #include "kb/vmath.h"
-#include "kb/vmath8.h"
 
 #include <math.h>
 
@@ -83,7 +83,34 @@ SOFTMAX_EXP_F32(half, kb_expf_half, kb_expf_half8)
 
 SOFTMAX_ROW(double, f64, f64)
 SOFTMAX_ROW(float, f32, f32)
+
+/* One fp16/bf16 row from its widened x (xf), through float scratch yf,
+ * rounded and written to y. With KB_VMATH8 the last pass scales and rounds
+ * in registers on the way out (non-temporal when `stream`), the scalar
+ * pass's operation: the same results, bit for bit, without a float row to
+ * narrow afterwards. */
+#if KB_VMATH8
+static void softmax_half_row(kb_prec p, const float *restrict xf, float *restrict yf,
+                             uint16_t *restrict y, size_t n, int stream) {
+    const float inv = 1.0f / softmax_exp_half(xf, yf, n, kb_cpu_max_f32(xf, n));
+    const kb_f32x8 inv8 = _mm256_set1_ps(inv);
+    const size_t nv = n - n % 8;
+    for (size_t i = 0; i < nv; i += 8)
+        kb_cpu8_store16(y + i, kb_cpu8_narrow(p, _mm256_mul_ps(_mm256_loadu_ps(yf + i), inv8)),
+                        stream);
+    for (size_t i = nv; i < n; i++) yf[i] *= inv;
+    kb_cpu_from_f32(y, p, nv, yf + nv, n - nv);
+}
+#else
 SOFTMAX_ROW(float, half, f32)
+
+static void softmax_half_row(kb_prec p, const float *restrict xf, float *restrict yf,
+                             uint16_t *restrict y, size_t n, int stream) {
+    (void)stream;
+    softmax_row_half(xf, yf, n);
+    kb_cpu_from_f32(y, p, 0, yf, n);
+}
+#endif
 
 /* The shape every precision's path gets. */
 typedef struct softmax_shape {
@@ -109,12 +136,14 @@ static int softmax_half(const kb_args *a, const void *params) {
     const size_t rows = ((const softmax_shape *)params)->rows;
     const size_t cols = ((const softmax_shape *)params)->cols;
     float *xf = a->workspace, *yf = xf + cols;
+    const int stream =
+        KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], cols * sizeof(uint16_t), rows);
     for (size_t r = 0; r < rows; r++) {
         kb_cpu_prefetch_next_row(a->in[0], r, rows, cols * sizeof(uint16_t));
         kb_cpu_to_f32(xf, a->in[0], a->prec, r * cols, cols);
-        softmax_row_half(xf, yf, cols);
-        kb_cpu_from_f32(a->out[0], a->prec, r * cols, yf, cols);
+        softmax_half_row(a->prec, xf, yf, (uint16_t *)a->out[0] + r * cols, cols, stream);
     }
+    if (stream) kb_cpu_stream_fence();
     return 0;
 }
 

@@ -62,16 +62,25 @@ KB__CPU8_INLINE void kb_cpu_map8_f32(const kb_args *a, kb_cpu_fn8 f8, size_t n) 
 
 /* Eight fp16 (p KB_FP16) or bf16 values widened to float, exactly as
  * kb_cpu_to_f32 widens them. */
-KB__CPU8_INLINE kb_f32x8 kb__cpu8_widen(kb_prec p, const uint16_t *s) {
+KB__CPU8_INLINE kb_f32x8 kb_cpu8_widen(kb_prec p, const uint16_t *s) {
     const __m128i h = _mm_loadu_si128((const __m128i *)s);
     if (p == KB_BF16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
     return _mm256_cvtph_ps(h);
 }
 
 /* Eight floats rounded as kb_cpu_from_f32 rounds them. */
-KB__CPU8_INLINE __m128i kb__cpu8_narrow(kb_prec p, kb_f32x8 v) {
+KB__CPU8_INLINE __m128i kb_cpu8_narrow(kb_prec p, kb_f32x8 v) {
     if (p == KB_BF16) return kb__cpu_bf16_8(v);
     return _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT);
+}
+
+/* Eight 16-bit values to y, non-temporal when `stream` (y then 16-byte
+ * aligned; kb_cpu_stream_fence() before the kernel returns). */
+KB__CPU8_INLINE void kb_cpu8_store16(uint16_t *y, __m128i v, int stream) {
+    if (stream)
+        _mm_stream_si128((__m128i *)y, v);
+    else
+        _mm_storeu_si128((__m128i *)y, v);
 }
 
 /* One storage format's loop over the whole vectors; p is a constant where
@@ -80,10 +89,10 @@ KB__CPU8_INLINE void kb__cpu8_loop_half(kb_cpu_fn8 f8, kb_prec p, const uint16_t
                                         uint16_t *restrict y, size_t nv, int stream) {
     if (stream)
         for (size_t i = 0; i < nv; i += 8)
-            _mm_stream_si128((__m128i *)(y + i), kb__cpu8_narrow(p, f8(kb__cpu8_widen(p, x + i))));
+            kb_cpu8_store16(y + i, kb_cpu8_narrow(p, f8(kb_cpu8_widen(p, x + i))), 1);
     else
         for (size_t i = 0; i < nv; i += 8)
-            _mm_storeu_si128((__m128i *)(y + i), kb__cpu8_narrow(p, f8(kb__cpu8_widen(p, x + i))));
+            kb_cpu8_store16(y + i, kb_cpu8_narrow(p, f8(kb_cpu8_widen(p, x + i))), 0);
 }
 
 /* y[i] = f8(x[i]) for n fp16/bf16 values, computed in float. */
