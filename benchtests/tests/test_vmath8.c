@@ -4,10 +4,10 @@
  * that every low-bit pattern is met), and every pattern near the places
  * where the functions change behaviour: the clamps of exp and erf, erf's cap
  * at 1, zero, the infinities and NaNs. And kb/cpu8.h's elementwise maps
- * against the scalar functions over every length up to three vectors, in
- * float, fp16 and bf16, streamed and not. Built with the kernels' flags;
- * without AVX2, FMA and F16C there is nothing to compare, and the test
- * reports Skipped, saying so. */
+ * against the scalar functions over every length up to three vectors and
+ * around bf16's scratch blocks, in float, fp16 and bf16, streamed and not. Built with the kernels'
+ * flags; without AVX2, FMA and F16C there is nothing to compare, and the test reports Skipped,
+ * saying so. */
 #include "kb/cpu8.h"
 #include "kb_test.h"
 
@@ -112,19 +112,23 @@ static void test_patterns(void) {
     for (size_t p = 0; p < NPAIRS; p++) ASSERT(bad[p] == 0);
 }
 
-/* kb/cpu8.h's maps over every length 0 .. 24 (whole vectors and tails) at
- * offsets 0 .. 7 elements, against the scalar function element by element,
+/* kb/cpu8.h's maps over every length 0 .. 24 (whole vectors and tails) and a few
+ * around bf16's blocks, at offsets 0 .. 7 elements, against the scalar function
  * with guards around the output; both the cached and the streaming stores. */
 static kb_f32x8 expf_map8(kb_f32x8 x) {
     return kb_expf8(x);
 }
 
 static void check_map(kb_prec prec, int stream) {
-    enum { N = 24, PAD = 8 };
+    /* Every length up to three vectors, and around bf16's blocks. */
+    enum { N = 3 * KB_CPU_MAP_BLOCK + 24, PAD = 8 };
+    const size_t longer[] = {KB_CPU_MAP_BLOCK - 1, KB_CPU_MAP_BLOCK, KB_CPU_MAP_BLOCK + 1,
+                             2 * KB_CPU_MAP_BLOCK + 13, N};
     _Alignas(64) uint16_t x16[N + 2 * PAD], y16[N + 2 * PAD];
     _Alignas(64) float x32[N + 2 * PAD], y32[N + 2 * PAD];
     for (size_t off = 0; off < 8; off++)
-        for (size_t n = 0; n <= N; n++) {
+        for (size_t k = 0; k < 25 + sizeof longer / sizeof longer[0]; k++) {
+            const size_t n = k < 25 ? k : longer[k - 25];
             for (size_t i = 0; i < N + 2 * PAD; i++) {
                 x32[i] = (float)((double)i * 0.731 - 9.0);
                 x16[i] = prec == KB_BF16 ? kb_f32_to_bf16(x32[i]) : kb_f32_to_f16(x32[i]);
