@@ -43,11 +43,18 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
         return mean;                                                                               \
     }                                                                                              \
                                                                                                    \
+    /* y = (x - mean) * rstd * gamma + beta. */                                                    \
+    static void layernorm_norm_##SUFFIX(const T *restrict x, const T *restrict gamma,              \
+                                        const T *restrict beta, T mean, T rstd, T *restrict y,     \
+                                        size_t n) {                                                \
+        for (size_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];           \
+    }                                                                                              \
+                                                                                                   \
     static void layernorm_row_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
                                        const T *restrict beta, T *restrict y, size_t n) {          \
         T rstd;                                                                                    \
         const T mean = layernorm_stats_##SUFFIX(x, n, &rstd);                                      \
-        for (size_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];           \
+        layernorm_norm_##SUFFIX(x, gamma, beta, mean, rstd, y, n);                                 \
     }
 
 LAYERNORM_ROW(double, f64, sqrt)
@@ -85,13 +92,12 @@ LAYERNORM_ROWS(float, f32)
 /* One fp16/bf16 row from its widened x (xf): normalised, rounded and
  * written to y. With KB_VMATH8 y is rounded in registers on its way out
  * (non-temporal when `stream`), with the scalar loop's operations in its
- * order: the same results, bit for bit, without a float row (yf) to narrow
- * afterwards. */
+ * order: the same results, bit for bit, and only the last n % 8 go
+ * through the float row yf. */
 #if KB_VMATH8
 static void layernorm_half_row(kb_prec p, const float *restrict xf, const float *restrict gamma,
                                const float *restrict beta, float *restrict yf, uint16_t *restrict y,
                                size_t n, int stream) {
-    (void)yf;
     float rstd;
     const float mean = layernorm_stats_f32(xf, n, &rstd);
     const kb_f32x8 m8 = _mm256_set1_ps(mean), r8 = _mm256_set1_ps(rstd);
@@ -102,9 +108,8 @@ static void layernorm_half_row(kb_prec p, const float *restrict xf, const float 
             _mm256_add_ps(_mm256_mul_ps(d, _mm256_loadu_ps(gamma + i)), _mm256_loadu_ps(beta + i));
         kb_cpu8_store16(y + i, kb_cpu8_narrow(p, v), stream);
     }
-    float tail[8];
-    for (size_t i = nv; i < n; i++) tail[i - nv] = (xf[i] - mean) * rstd * gamma[i] + beta[i];
-    kb_cpu_from_f32(y, p, nv, tail, n - nv);
+    layernorm_norm_f32(xf + nv, gamma + nv, beta + nv, mean, rstd, yf + nv, n - nv);
+    kb_cpu_from_f32(y, p, nv, yf + nv, n - nv);
 }
 #else
 static void layernorm_half_row(kb_prec p, const float *restrict xf, const float *restrict gamma,

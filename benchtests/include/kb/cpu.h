@@ -107,17 +107,22 @@ static inline void kb_cpu_prefetch_next_row(const void *base, size_t r, size_t r
     if (r + 1 < rows) kb_cpu_prefetch((const char *)base + (r + 1) * row_bytes, row_bytes);
 }
 
-/* Whether `rows` rows of `row_bytes` each, written from `dst` on, are to be
- * streamed past the caches: when the output is larger than the last cache
- * it reaches memory anyway, and a cached store would first read each line
- * it writes (write-allocate), a third stream the kernel's bytes do not
- * count. Only rows of whole cache lines that start on one: a row that ends
+/* Whether an output of `bytes` from dst is to be written past the caches:
+ * when it is larger than the last cache it reaches memory anyway, and a
+ * cached store would first read each line it writes (write-allocate), a
+ * third stream the kernel's bytes do not count. dst must be aligned to
+ * `align` for the non-temporal stores the caller makes. */
+static inline int kb_cpu_streams(const kb_args *a, const void *dst, size_t bytes, size_t align) {
+    return a->last_cache_bytes > 0 && bytes > a->last_cache_bytes && (uintptr_t)dst % align == 0;
+}
+
+/* kb_cpu_streams for `rows` rows of `row_bytes` each, written from `dst` on.
+ * Only rows of whole cache lines that start on one: a row that ends
  * inside a line shares it with the next row, and mixing plain and
  * non-temporal stores on one line made layernorm 4-5x slower at hidden 7. */
 static inline int kb_cpu_streams_rows(const kb_args *a, const void *dst, size_t row_bytes,
                                       size_t rows) {
-    return a->last_cache_bytes > 0 && row_bytes % 64 == 0 && (uintptr_t)dst % 64 == 0 &&
-           rows > a->last_cache_bytes / (row_bytes ? row_bytes : 1);
+    return row_bytes > 0 && row_bytes % 64 == 0 && kb_cpu_streams(a, dst, rows * row_bytes, 64);
 }
 
 /* dst[0 .. bytes) = src[0 .. bytes) with non-temporal stores where the

@@ -26,13 +26,6 @@
 /* An eight-lane float function, as kb/vmath8.h's. */
 typedef kb_f32x8 (*kb_cpu_fn8)(kb_f32x8);
 
-/* Whether an output of `bytes` from y is to be written past the caches:
- * larger than the last cache, and aligned for the vector stores (align:
- * 32 for float, 16 for eight 16-bit values). */
-static inline int kb_cpu_streams(const kb_args *a, const void *y, size_t bytes, size_t align) {
-    return a->last_cache_bytes > 0 && bytes > a->last_cache_bytes && (uintptr_t)y % align == 0;
-}
-
 /* The last n < 8 elements, padded: the same function gives them the same
  * results as the full vectors would. */
 KB__CPU8_INLINE void kb__cpu8_tail_f32(kb_cpu_fn8 f8, const float *x, float *y, size_t n) {
@@ -42,31 +35,21 @@ KB__CPU8_INLINE void kb__cpu8_tail_f32(kb_cpu_fn8 f8, const float *x, float *y, 
     memcpy(y, b, n * sizeof *b);
 }
 
-KB__CPU8_INLINE void kb__cpu8_loop_f32(kb_cpu_fn8 f8, const float *restrict x, float *restrict y,
-                                       size_t nv, int stream) {
-    if (stream)
-        for (size_t i = 0; i < nv; i += 8) _mm256_stream_ps(y + i, f8(_mm256_loadu_ps(x + i)));
-    else
-        for (size_t i = 0; i < nv; i += 8) _mm256_storeu_ps(y + i, f8(_mm256_loadu_ps(x + i)));
-}
-
 /* y[i] = f8(x[i]) for n floats. */
 KB__CPU8_INLINE void kb_cpu_map8_f32(const kb_args *a, kb_cpu_fn8 f8, size_t n) {
     const float *x = a->in[0];
     float *y = a->out[0];
     const size_t nv = n - n % 8;
     const int stream = kb_cpu_streams(a, y, n * sizeof *y, 32);
-    kb__cpu8_loop_f32(f8, x, y, nv, stream);
+    for (size_t i = 0; i < nv; i += 8) {
+        const kb_f32x8 v = f8(_mm256_loadu_ps(x + i));
+        if (stream)
+            _mm256_stream_ps(y + i, v);
+        else
+            _mm256_storeu_ps(y + i, v);
+    }
     if (nv < n) kb__cpu8_tail_f32(f8, x + nv, y + nv, n - nv);
     if (stream) kb_cpu_stream_fence();
-}
-
-/* Eight fp16 (p KB_FP16) or bf16 values widened to float, exactly as
- * kb_cpu_to_f32 widens them. */
-KB__CPU8_INLINE kb_f32x8 kb_cpu8_widen(kb_prec p, const uint16_t *s) {
-    const __m128i h = _mm_loadu_si128((const __m128i *)s);
-    if (p == KB_BF16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-    return _mm256_cvtph_ps(h);
 }
 
 /* Eight floats rounded as kb_cpu_from_f32 rounds them. */
@@ -82,17 +65,6 @@ KB__CPU8_INLINE void kb_cpu8_store16(uint16_t *y, __m128i v, int stream) {
         _mm_stream_si128((__m128i *)y, v);
     else
         _mm_storeu_si128((__m128i *)y, v);
-}
-
-/* fp16 over the whole vectors: widened, computed and narrowed in registers. */
-KB__CPU8_INLINE void kb__cpu8_loop_fp16(kb_cpu_fn8 f8, const uint16_t *restrict x,
-                                        uint16_t *restrict y, size_t nv, int stream) {
-    if (stream)
-        for (size_t i = 0; i < nv; i += 8)
-            kb_cpu8_store16(y + i, kb_cpu8_narrow(KB_FP16, f8(kb_cpu8_widen(KB_FP16, x + i))), 1);
-    else
-        for (size_t i = 0; i < nv; i += 8)
-            kb_cpu8_store16(y + i, kb_cpu8_narrow(KB_FP16, f8(kb_cpu8_widen(KB_FP16, x + i))), 0);
 }
 
 /* bf16 in blocks of KB_CPU_MAP_BLOCK through float scratch in L1: its
@@ -115,23 +87,30 @@ KB__CPU8_INLINE void kb__cpu8_blocks_bf16(kb_cpu_fn8 f8, const uint16_t *restric
     }
 }
 
+/* fp16 widened (exactly as kb_cpu_to_f32 widens it), computed and narrowed
+ * in registers. */
+KB__CPU8_INLINE void kb__cpu8_fused_fp16(kb_cpu_fn8 f8, const uint16_t *restrict x,
+                                         uint16_t *restrict y, size_t n, int stream) {
+    const size_t nv = n - n % 8;
+    for (size_t i = 0; i < nv; i += 8) {
+        const kb_f32x8 v = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + i)));
+        kb_cpu8_store16(y + i, kb_cpu8_narrow(KB_FP16, f8(v)), stream);
+    }
+    if (nv < n) {
+        float b[8];
+        kb_cpu_to_f32(b, x, KB_FP16, nv, n - nv);
+        kb__cpu8_tail_f32(f8, b, b, n - nv);
+        kb_cpu_from_f32(y, KB_FP16, nv, b, n - nv);
+    }
+}
+
 /* y[i] = f8(x[i]) for n fp16/bf16 values, computed in float. */
 KB__CPU8_INLINE void kb_cpu_map8_half(const kb_args *a, kb_cpu_fn8 f8, size_t n) {
-    const uint16_t *x = a->in[0];
-    uint16_t *y = a->out[0];
-    const int stream = kb_cpu_streams(a, y, n * sizeof *y, 16);
-    if (a->prec == KB_BF16) {
-        kb__cpu8_blocks_bf16(f8, x, y, n, stream);
-    } else {
-        const size_t nv = n - n % 8;
-        kb__cpu8_loop_fp16(f8, x, y, nv, stream);
-        if (nv < n) {
-            float b[8];
-            kb_cpu_to_f32(b, x, KB_FP16, nv, n - nv);
-            kb__cpu8_tail_f32(f8, b, b, n - nv);
-            kb_cpu_from_f32(y, KB_FP16, nv, b, n - nv);
-        }
-    }
+    const int stream = kb_cpu_streams(a, a->out[0], n * sizeof(uint16_t), 16);
+    if (a->prec == KB_BF16)
+        kb__cpu8_blocks_bf16(f8, a->in[0], a->out[0], n, stream);
+    else
+        kb__cpu8_fused_fp16(f8, a->in[0], a->out[0], n, stream);
     if (stream) kb_cpu_stream_fence();
 }
 
