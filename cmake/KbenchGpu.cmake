@@ -242,32 +242,42 @@ function(kbench_add_hip_driver name exe host gpu_source)
     INSTALL_RPATH "$<TARGET_FILE_DIR:hip::amdhip64>")
 endfunction()
 
-# The device code of kbench's GPU backend `backend` (cuda or hip): the
-# compute roofs (benchtests/src/gpu_roofs.cu, docs/gpu.md "GPU roofs"), a
-# static library kb_gpu_roofs_<backend> that the backend objects
-# kb_backend_<backend> link. nvcc compiles it as CUDA; for HIP, hipcc
-# compiles it through a custom command as the kernels' GPU sources are (a
-# static library, not the backend's object library, because an object
-# library cannot hold a prebuilt object). For kbench's own build only: the
-# installed package carries the library.
+# The device code of kbench's GPU backend `backend` (cuda or hip), the
+# sources in ARGN: the compute roofs (benchtests/src/gpu_roofs.cu,
+# docs/gpu.md "GPU roofs") and the stream hold of the timed calls
+# (gpu_hold.cu, "Timing"), a static library kb_gpu_roofs_<backend> (named
+# for its first source; the name is kept for the installed package) that
+# the backend objects kb_backend_<backend> link. nvcc compiles them as CUDA;
+# for HIP, hipcc compiles each through a custom command as the kernels' GPU
+# sources are (a static library, not the backend's object library, because
+# an object library cannot hold a prebuilt object). For kbench's own build
+# only: the installed package carries the library.
 # The library is installed, so the source tree's path must not end up in it:
 # __FILE__ in kb/gpu.h's launch check is mapped to a relative path.
-function(kbench_add_gpu_backend_device_code backend source)
+function(kbench_add_gpu_backend_device_code backend)
   set(lib kb_gpu_roofs_${backend})
-  get_filename_component(src_dir "${source}" DIRECTORY)
   set(no_source_path "-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=")
   if(backend STREQUAL "cuda")
-    add_library(${lib} STATIC "${source}")
+    add_library(${lib} STATIC ${ARGN})
     target_compile_options(${lib} PRIVATE -std=c++17 -Xcompiler=-Wall,-Wextra
       "-Xcompiler=${no_source_path}"
       $<$<BOOL:${KBENCH_WERROR}>:-Werror=all-warnings -Xcompiler=-Werror>)
-    target_include_directories(${lib} PRIVATE "${src_dir}")
+    foreach(source IN LISTS ARGN)
+      get_filename_component(src_dir "${source}" DIRECTORY)
+      target_include_directories(${lib} PRIVATE "${src_dir}")
+    endforeach()
     # cuBLAS for the tensor-core figure.
     target_link_libraries(${lib} PUBLIC kbench::harness CUDA::cudart CUDA::cublas)
   else()
-    set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/gpu_roofs.o")
-    _kb_hip_object("${obj}" "${source}" "${no_source_path}" "-I${src_dir}")
-    add_library(${lib} STATIC "${obj}")
+    set(objs "")
+    foreach(source IN LISTS ARGN)
+      get_filename_component(src_dir "${source}" DIRECTORY)
+      get_filename_component(name "${source}" NAME_WE)
+      set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/${name}.o")
+      _kb_hip_object("${obj}" "${source}" "${no_source_path}" "-I${src_dir}")
+      list(APPEND objs "${obj}")
+    endforeach()
+    add_library(${lib} STATIC ${objs})
     set_target_properties(${lib} PROPERTIES LINKER_LANGUAGE CXX)
     target_link_libraries(${lib} PUBLIC kbench::harness hip::host)
   endif()

@@ -4,7 +4,9 @@
  * every call is timed with events on one stream the kernels launch on. */
 #include "backend.h"
 #include "devmon.h"
+#include "gpu_hold.h"
 #include "gpu_roofs.h"
+#include "holdplan.h"
 #include "hwinfo.h"
 #include "kb/gpu_runtime.h"
 
@@ -19,6 +21,12 @@
 #include <string.h>
 
 typedef kb_gpu(Error_t) gpu_error;
+
+/* The timed calls' hold (see start() below): the waiting kernel gives up
+ * after HOLD_TIMEOUT_MS, far above the time to queue KB_HOLD_CALLS calls. */
+#define HOLD_TIMEOUT_MS 20.0
+static kb_gpu_hold hold;
+static kb_hold_table holds; /* .usable once the hold's flags are allocated */
 
 static int device = -1;
 static kb_gpu_props props; /* of `device`, read once it is chosen */
@@ -88,6 +96,9 @@ static int gpu_available(char *why, size_t size) {
                  kb_gpu(GetErrorString)(e));
         return 1;
     }
+    char hold_why[256];
+    holds.usable = kb_gpu_hold_open(&hold, HOLD_TIMEOUT_MS, hold_why, sizeof hold_why) == 0;
+    if (!holds.usable) fprintf(stderr, "note: %s: the calls are timed unheld\n", hold_why);
     open_monitor();
     return 0;
 }
@@ -123,18 +134,28 @@ static int gpu_download(void *dst, const void *src, size_t bytes, kb_err *err) {
     return e == kb_gpu(Success) ? 0 : fail(err, e, "copying from the device");
 }
 
-/* Events on the kernels' stream bracket the timed calls: start() before
- * them, stop() after, which waits for them; a fault in any of the calls
- * surfaces at that synchronisation. */
-static int start(void) {
+/* Events on the kernels' stream bracket the timed calls, which are queued
+ * behind a hold (gpu_hold.h) in parts of at most KB_HOLD_CALLS calls
+ * (holdplan.h: the parts' times are summed; an implementation whose calls
+ * wait for the device anyway is timed unheld): start() holds the stream and
+ * records the start event, stop() records the stop event, releases the hold
+ * and waits; a fault in any of the calls surfaces at that synchronisation. */
+static int start(int held) {
+    char why[256];
+    if (held && kb_gpu_hold_begin(&hold, stream, why, sizeof why) != 0) {
+        fprintf(stderr, "%s\n", why);
+        return -1;
+    }
     gpu_error e = kb_gpu(EventRecord)(ev_start, stream);
-    return e == kb_gpu(Success) ? 0 : complain(e, "recording the start event");
+    if (e == kb_gpu(Success)) return 0;
+    kb_gpu_hold_release(&hold);
+    return complain(e, "recording the start event");
 }
 
 static int stop(double *ms) {
-    gpu_error e;
-    if ((e = kb_gpu(EventRecord)(ev_stop, stream)) != kb_gpu(Success) ||
-        (e = kb_gpu(EventSynchronize)(ev_stop)) != kb_gpu(Success))
+    gpu_error e = kb_gpu(EventRecord)(ev_stop, stream);
+    kb_gpu_hold_release(&hold);
+    if (e != kb_gpu(Success) || (e = kb_gpu(EventSynchronize)(ev_stop)) != kb_gpu(Success))
         return complain(e, "running the timed calls");
     float elapsed = 0.0f;
     if ((e = kb_gpu(EventElapsedTime)(&elapsed, ev_start, ev_stop)) != kb_gpu(Success))
@@ -143,21 +164,71 @@ static int stop(double *ms) {
     return 0;
 }
 
+/* One part of a sample (kb_hold_part_fn): `calls` calls queued by
+ * `queue`, held when `held`; 1 when the hold ran out before they were all
+ * queued. */
+typedef int (*queue_fn)(const void *ctx, int calls);
+
+struct part_ctx {
+    queue_fn queue;
+    const void *ctx;
+};
+
+static int time_part(void *p, int calls, int held, double *ms) {
+    const struct part_ctx *c = p;
+    if (start(held) != 0) return -1;
+    if (c->queue(c->ctx, calls) != 0) {
+        kb_gpu_hold_release(&hold);
+        (void)kb_gpu(StreamSynchronize)(stream);
+        return -1;
+    }
+    if (stop(ms) != 0) return -1;
+    return held && kb_gpu_hold_timed_out(&hold) ? 1 : 0;
+}
+
+static int time_held(queue_fn queue, const void *ctx, const void *key, int reps, double *ms) {
+    struct part_ctx c = {queue, ctx};
+    const int rc = kb_hold_time(&holds, key, reps, time_part, &c, ms);
+    return rc < 0 ? -1 : rc ? KB_TIMED_DISTURBED : 0;
+}
+
+struct impl_call {
+    kb_impl_fn fn;
+    const kb_args *a;
+};
+
+static int queue_impl(const void *ctx, int calls) {
+    const struct impl_call *c = ctx;
+    for (int r = 0; r < calls; ++r)
+        if (c->fn(c->a) != 0) return -1;
+    return 0;
+}
+
 static int gpu_time_calls(kb_impl_fn fn, const kb_args *a, int reps, double *ms) {
-    if (start() != 0) return -1;
-    for (int r = 0; r < reps; ++r)
-        if (fn(a) != 0) return -1;
-    return stop(ms);
+    const struct impl_call c = {fn, a};
+    return time_held(queue_impl, &c, (const void *)fn, reps, ms);
 }
 
 /* The device's own streaming bandwidth: the runtime's device-to-device copy. */
-static int gpu_time_stream(void *dst, const void *src, size_t bytes, int reps, double *ms) {
-    if (start() != 0) return -1;
-    for (int r = 0; r < reps; ++r) {
-        gpu_error e = kb_gpu(MemcpyAsync)(dst, src, bytes, kb_gpu(MemcpyDeviceToDevice), stream);
+struct stream_copy {
+    void *dst;
+    const void *src;
+    size_t bytes;
+};
+
+static int queue_copies(const void *ctx, int calls) {
+    const struct stream_copy *c = ctx;
+    for (int r = 0; r < calls; ++r) {
+        gpu_error e =
+            kb_gpu(MemcpyAsync)(c->dst, c->src, c->bytes, kb_gpu(MemcpyDeviceToDevice), stream);
         if (e != kb_gpu(Success)) return complain(e, "the bandwidth probe's copy");
     }
-    return stop(ms);
+    return 0;
+}
+
+static int gpu_time_stream(void *dst, const void *src, size_t bytes, int reps, double *ms) {
+    const struct stream_copy c = {dst, src, bytes};
+    return time_held(queue_copies, &c, (const void *)queue_copies, reps, ms);
 }
 
 /* A device attribute, -1 when the runtime cannot say. */

@@ -1,0 +1,138 @@
+/* kb_hold_time: the GPU backend's held-parts loop (holdplan.h), driven by a
+ * fake part timer that records what it was asked and runs out on demand. */
+#include "holdplan.h"
+#include "kb_test.h"
+
+#include <string.h>
+
+typedef struct {
+    int parts, calls[64], held[64];
+    int run_out_from, run_out_until; /* parts [from, until) run out */
+    int fail_at;                     /* this part fails (-1: none) */
+} fake;
+
+static int fake_part(void *p, int calls, int held, double *ms) {
+    fake *f = p;
+    const int i = f->parts++;
+    if (i < 64) {
+        f->calls[i] = calls;
+        f->held[i] = held;
+    }
+    if (i == f->fail_at) return -1;
+    *ms = 0.5 * calls; /* half a millisecond a call */
+    return held && i >= f->run_out_from && i < f->run_out_until;
+}
+
+static fake quiet(void) {
+    fake f;
+    memset(&f, 0, sizeof f);
+    f.fail_at = -1;
+    return f;
+}
+
+static const int impl_a = 0, impl_b = 0; /* distinct addresses as keys */
+
+/* Parts of at most KB_HOLD_CALLS, every call timed once, times summed. */
+static void test_parts_cover_every_call(void) {
+    const int reps[] = {1, 63, 64, 65, 128, 129, 1000};
+    for (size_t r = 0; r < sizeof reps / sizeof reps[0]; ++r) {
+        kb_hold_table t = {.usable = 1};
+        fake f = quiet();
+        double ms = -1.0;
+        ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, reps[r], fake_part, &f, &ms), 0);
+        int total = 0;
+        for (int i = 0; i < f.parts; ++i) {
+            ASSERT(f.calls[i] >= 1 && f.calls[i] <= KB_HOLD_CALLS);
+            ASSERT_INT_EQ(f.held[i], 1);
+            total += f.calls[i];
+        }
+        ASSERT_INT_EQ(total, reps[r]);
+        ASSERT_INT_EQ(f.parts, (reps[r] + KB_HOLD_CALLS - 1) / KB_HOLD_CALLS);
+        ASSERT_NEAR(ms, 0.5 * reps[r], 1e-12);
+    }
+}
+
+/* A run-out part makes the sample disturbed; KB_HOLD_GIVE_UP in a row make
+ * the key unheld, in one piece, from the next part on; another key keeps
+ * its hold. */
+static void test_gives_up_after_runs_out_in_a_row(void) {
+    kb_hold_table t = {.usable = 1};
+    fake f = quiet();
+    f.run_out_until = KB_HOLD_GIVE_UP;
+    double ms = 0.0;
+    const int reps = (KB_HOLD_GIVE_UP + 2) * KB_HOLD_CALLS;
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, reps, fake_part, &f, &ms), 1);
+    ASSERT_INT_EQ(f.parts, KB_HOLD_GIVE_UP + 1);
+    for (int i = 0; i < KB_HOLD_GIVE_UP; ++i) ASSERT_INT_EQ(f.held[i], 1);
+    ASSERT_INT_EQ(f.held[KB_HOLD_GIVE_UP], 0);
+    ASSERT_INT_EQ(f.calls[KB_HOLD_GIVE_UP], 2 * KB_HOLD_CALLS);
+    ASSERT_NEAR(ms, 0.5 * reps, 1e-12);
+    ASSERT_INT_EQ(kb_hold_holds(&t, &impl_a), 0);
+    ASSERT_INT_EQ(kb_hold_holds(&t, &impl_b), 1);
+    /* Later samples of the same key: unheld, never disturbed. */
+    fake g = quiet();
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, 10, fake_part, &g, &ms), 0);
+    ASSERT_INT_EQ(g.parts, 1);
+    ASSERT_INT_EQ(g.held[0], 0);
+}
+
+/* Runs out that are not in a row (a slow host once in a while) keep the
+ * hold: a part that was released resets the count. */
+static void test_isolated_runs_out_keep_the_hold(void) {
+    kb_hold_table t = {.usable = 1};
+    for (int s = 0; s < 10; ++s) {
+        fake f = quiet();
+        f.run_out_from = 0;
+        f.run_out_until = KB_HOLD_GIVE_UP - 1;
+        double ms = 0.0;
+        ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, 4 * KB_HOLD_CALLS, fake_part, &f, &ms), 1);
+        ASSERT_INT_EQ(f.held[3], 1);
+    }
+    ASSERT_INT_EQ(kb_hold_holds(&t, &impl_a), 1);
+}
+
+/* No hold (its flags could not be allocated): one unheld part a sample. */
+static void test_unusable_hold_times_unheld(void) {
+    kb_hold_table t = {.usable = 0};
+    fake f = quiet();
+    double ms = 0.0;
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, 500, fake_part, &f, &ms), 0);
+    ASSERT_INT_EQ(f.parts, 1);
+    ASSERT_INT_EQ(f.calls[0], 500);
+    ASSERT_INT_EQ(f.held[0], 0);
+    ASSERT_INT_EQ(kb_hold_holds(&t, &impl_a), 0);
+}
+
+/* A failing part fails the sample at once. */
+static void test_failure_stops(void) {
+    kb_hold_table t = {.usable = 1};
+    fake f = quiet();
+    f.fail_at = 1;
+    double ms = 0.0;
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, 5 * KB_HOLD_CALLS, fake_part, &f, &ms), -1);
+    ASSERT_INT_EQ(f.parts, 2);
+}
+
+/* More implementations than the table tracks: the extra ones are timed
+ * unheld (never an out-of-bounds slot). */
+static void test_table_full(void) {
+    kb_hold_table t = {.usable = 1};
+    static const char keys[KB_HOLD_KEYS + 3] = {0};
+    for (int k = 0; k < KB_HOLD_KEYS + 3; ++k) {
+        fake f = quiet();
+        double ms = 0.0;
+        ASSERT_INT_EQ(kb_hold_time(&t, &keys[k], 3, fake_part, &f, &ms), 0);
+        ASSERT_INT_EQ(f.held[0], k < KB_HOLD_KEYS);
+        ASSERT_INT_EQ(kb_hold_holds(&t, &keys[k]), k < KB_HOLD_KEYS);
+    }
+}
+
+int main(void) {
+    RUN_TEST(test_parts_cover_every_call);
+    RUN_TEST(test_gives_up_after_runs_out_in_a_row);
+    RUN_TEST(test_isolated_runs_out_keep_the_hold);
+    RUN_TEST(test_unusable_hold_times_unheld);
+    RUN_TEST(test_failure_stops);
+    RUN_TEST(test_table_full);
+    return kb_test_summary();
+}

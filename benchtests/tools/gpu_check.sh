@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The checks a CUDA machine is for, in one command, each step's full log in
+# OUT (docs/gpu.md, "Checking a GPU machine"):
+#
+#   benchtests/tools/gpu_check.sh BUILD OUT [STEP ...]
+#
+# BUILD is a build with the cuda backend (-DKBENCH_BACKENDS="cpu;cuda"); the
+# steps run in the order given (default: device suite sanitize profile):
+#   device    what the machine is: nvidia-smi, driver, clocks, the profile slug
+#   suite     ctest -L cuda: calibration, every cuda test, the report (gated
+#             against baselines/<profile>/ where there are any)
+#   record    KBENCH_UPDATE_BASELINES=1 ctest -L cuda: record this GPU's baselines
+#   gate      ctest -L cuda again, gated against what is recorded
+#   sanitize  every cuda driver and precision once under compute-sanitizer
+#             memcheck (one sample per case, not gated, results aside)
+#   profile   --profile-with ncu on one case (the profiler hook end to end)
+# Each step's log is OUT/<step>.log; a step's failure is reported and the
+# next one still runs; the exit status is 1 when any step failed.
+# KB_GPU_CHECK_STEP_TIMEOUT (seconds, default 540) bounds each step.
+set -u
+
+if [ $# -lt 2 ]; then
+  echo "usage: $0 BUILD OUT [device|suite|record|gate|sanitize|profile ...]" >&2
+  exit 2
+fi
+build=$(cd "$1" && pwd) || exit 2
+out=$2
+shift 2
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(device suite sanitize profile)
+limit=${KB_GPU_CHECK_STEP_TIMEOUT:-540}
+bin=$build/bin
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+[ -n "$src" ] || { echo "$build: not a configured build (no CMakeCache.txt)" >&2; exit 2; }
+
+# One GPU: the resource spec makes ctest run the GPU tests one at a time
+# whatever -j says (they are RUN_SERIAL too).
+spec=$out/resource-spec.json
+printf '{"version":{"major":1,"minor":0},"local":[{"gpus":[{"id":"0","slots":1}]}]}\n' >"$spec"
+
+step_device() {
+  date -u
+  uname -a
+  nvidia-smi || return 1
+  nvidia-smi -q -d CLOCK,PERFORMANCE,POWER,ECC
+  command -v nvcc && nvcc --version
+  command -v ncu && ncu --version
+  command -v compute-sanitizer && compute-sanitizer --version
+  "$bin/kbench-bandwidth-cuda" --backend cuda --print-profile \
+    --manifest "$src/kernels/bandwidth/kernel.json"
+}
+
+ctest_cuda() {
+  # shellcheck disable=SC2086 # KB_GPU_CHECK_CTEST_ARGS: extra ctest words (-R ...)
+  ctest --test-dir "$build" -L cuda --output-on-failure --timeout "$limit" \
+    --resource-spec-file "$spec" ${KB_GPU_CHECK_CTEST_ARGS:-}
+  local rc=$?
+  cp -r "$build/kbench-results" "$out/$1-results" 2>/dev/null
+  cp -r "$build/kbench-report" "$out/$1-report" 2>/dev/null
+  cp "$build/Testing/Temporary/LastTest.log" "$out/$1-LastTest.log" 2>/dev/null
+  return $rc
+}
+
+step_suite() { ctest_cuda suite; }
+step_record() { KBENCH_UPDATE_BASELINES=1 ctest_cuda record; }
+step_gate() { ctest_cuda gate; }
+
+# Every driver and precision once under memcheck: out-of-bounds accesses,
+# misaligned vector loads and unchecked runtime errors show up here, which
+# the accuracy check alone can miss (a stray write outside the output).
+step_sanitize() {
+  local rc=0 drv k p dir=$out/sanitize-results
+  command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer is not on PATH"; return 1; }
+  mkdir -p "$dir"
+  for drv in "$bin"/kbench-*-cuda; do
+    k=${drv##*/kbench-}
+    k=${k%-cuda}
+    for p in fp64 fp32 fp16 bf16; do
+      grep -q "\"$p\"" "$src/kernels/$k/kernel.json" || continue
+      echo "== $k $p"
+      compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 \
+        "$drv" --backend cuda --precision "$p" --manifest "$src/kernels/$k/kernel.json" \
+        --baseline-dir "$dir/no-baselines" --results-dir "$dir" \
+        --min-samples 1 --max-samples 1 --min-time 0 --max-time 0 --warmup 0 \
+        --confirm-rounds 0 >"$dir/$k.$p.log" 2>&1
+      local r=$?
+      tail -n 25 "$dir/$k.$p.log"
+      echo "== $k $p: exit $r"
+      [ $r -eq 0 ] || [ $r -eq 77 ] || rc=1
+    done
+  done
+  return $rc
+}
+
+step_profile() {
+  "$bin/kbench-softmax-cuda" --backend cuda --precision fp16 \
+    --manifest "$src/kernels/softmax/kernel.json" --results-dir "$out/profile" \
+    --baseline-dir "$out/profile/no-baselines" --case "$(
+      "$bin/kbench-softmax-cuda" --backend cuda --manifest "$src/kernels/softmax/kernel.json" \
+        --list | awk 'NR > 1 && NF { print $1; exit }')" \
+    --variant default --profile-with ncu --warmup 0 --max-time 0.05 || return 1
+  ls -la "$out/profile"
+}
+
+if [ -n "${KB_GPU_CHECK_STEP:-}" ]; then
+  step_"$KB_GPU_CHECK_STEP"
+  exit
+fi
+
+status=0
+for s in "${steps[@]}"; do
+  case $s in
+    device | suite | record | gate | sanitize | profile) ;;
+    *) echo "unknown step '$s'" >&2; exit 2 ;;
+  esac
+  echo "### $s (limit ${limit} s) $(date -u +%T)"
+  start=$(date +%s)
+  # timeout stops the step's whole process group at its limit; the partial
+  # log stays.
+  KB_GPU_CHECK_STEP=$s timeout "$limit" "$0" "$build" "$out" >"$out/$s.log" 2>&1
+  rc=$?
+  echo "### $s: exit $rc after $(($(date +%s) - start)) s"
+  tail -n 40 "$out/$s.log"
+  [ $rc -eq 0 ] || status=1
+done
+exit $status
