@@ -26,7 +26,11 @@ extern "C" int kb_gpu_hold_open(kb_gpu_hold *h, double timeout_ms, char *why, si
     h->device_flags = nullptr;
     void *host = nullptr;
 #if defined(KB_GPU_HIP)
-    kb_gpu(Error_t) e = hipHostMalloc(&host, 2 * sizeof(int), hipHostMallocMapped);
+    /* Coherent: ROCm's default host memory may be seen by the device only
+     * at a synchronisation, which would leave the kernel waiting out its
+     * time limit on every hold. */
+    kb_gpu(Error_t) e =
+        hipHostMalloc(&host, 2 * sizeof(int), hipHostMallocMapped | hipHostMallocCoherent);
 #else
     kb_gpu(Error_t) e = cudaHostAlloc(&host, 2 * sizeof(int), cudaHostAllocMapped);
 #endif
@@ -43,8 +47,9 @@ extern "C" int kb_gpu_hold_open(kb_gpu_hold *h, double timeout_ms, char *why, si
         return hold_fail(why, why_size, "mapping the flags", e);
     }
     h->device_flags = (int *)dev;
-    /* clock64() counts the multiprocessor's clock, at most its peak rate:
-     * at a lower clock the wait lasts longer, never shorter. */
+    /* clock64() counts the multiprocessor's clock, at most its peak rate
+     * (on AMD it may count a slower constant clock): the wait lasts at
+     * least timeout_ms, longer at a lower clock. */
     h->timeout_clks = (long long)(timeout_ms * (khz > 0 ? khz : 2000000));
     return 0;
 }
