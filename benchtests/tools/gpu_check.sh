@@ -30,10 +30,27 @@ mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(device suite sanitize profile)
+for s in "${steps[@]}"; do
+  case $s in
+    device | suite | record | gate | sanitize | profile) ;;
+    *) echo "unknown step '$s' (device suite record gate sanitize profile)" >&2; exit 2 ;;
+  esac
+done
 limit=${KB_GPU_CHECK_STEP_TIMEOUT:-540}
 bin=$build/bin
-src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
 [ -n "$src" ] || { echo "$build: not a configured build (no CMakeCache.txt)" >&2; exit 2; }
+# Every step needs the CUDA drivers: without them ctest -L cuda would find
+# no test and pass.
+[ -x "$bin/kbench-bandwidth-cuda" ] || {
+  echo "$build has no cuda backend ($bin/kbench-bandwidth-cuda missing): configure with" \
+    "-DKBENCH_BACKENDS=\"cpu;cuda\" and build" >&2
+  exit 2
+}
+
+# A GPU machine without a usable device fails every step rather than
+# skipping every test (docs/gpu.md, KBENCH_REQUIRE_DEVICE).
+export KBENCH_REQUIRE_DEVICE=1
 
 # One GPU: the resource spec makes ctest run the GPU tests one at a time
 # whatever -j says (they are RUN_SERIAL too).
@@ -88,7 +105,7 @@ step_sanitize() {
       local r=$?
       tail -n 25 "$dir/$k.$p.log"
       echo "== $k $p: exit $r"
-      [ $r -eq 0 ] || [ $r -eq 77 ] || rc=1
+      [ $r -eq 0 ] || [ $r -eq 77 ] || rc=1 # 77: every case declined (the device is there)
     done
   done
   return $rc
@@ -111,10 +128,6 @@ fi
 
 status=0
 for s in "${steps[@]}"; do
-  case $s in
-    device | suite | record | gate | sanitize | profile) ;;
-    *) echo "unknown step '$s'" >&2; exit 2 ;;
-  esac
   echo "### $s (limit ${limit} s) $(date -u +%T)"
   start=$(date +%s)
   # timeout stops the step's whole process group at its limit; the partial
