@@ -5,9 +5,9 @@
  * where the functions change behaviour: the clamps of exp and erf, erf's cap
  * at 1, zero, the infinities and NaNs. And kb/cpu8.h's elementwise maps
  * against the scalar functions over every length up to three vectors and
- * around bf16's scratch blocks, in float, fp16 and bf16, streamed and not. Built with the kernels'
- * flags; without AVX2, FMA and F16C there is nothing to compare, and the test reports Skipped,
- * saying so. */
+ * around bf16's scratch blocks, in float, fp16 and bf16, streamed and not.
+ * Built with the kernels' flags; without AVX2, FMA and F16C there is
+ * nothing to compare, and the test reports Skipped, saying so. */
 #include "kb/cpu8.h"
 #include "kb_test.h"
 
@@ -112,9 +112,10 @@ static void test_patterns(void) {
     for (size_t p = 0; p < NPAIRS; p++) ASSERT(bad[p] == 0);
 }
 
-/* kb/cpu8.h's maps over every length 0 .. 24 (whole vectors and tails) and a few
- * around bf16's blocks, at offsets 0 .. 7 elements, against the scalar function
- * with guards around the output; both the cached and the streaming stores. */
+/* kb/cpu8.h's maps over every length 0 .. 24 (whole vectors and tails) and
+ * a few around bf16's blocks, at offsets 0 .. 7 elements, against the scalar
+ * function with guards around the output; both the cached and the streaming
+ * stores. */
 static kb_f32x8 expf_map8(kb_f32x8 x) {
     return kb_expf8(x);
 }

@@ -18,9 +18,15 @@
 # next one still runs; the exit status is 1 when any step failed.
 # KB_GPU_CHECK_STEP_TIMEOUT (seconds, default 540) bounds each step.
 set -u
+known_steps="device suite record gate sanitize profile"
+is_step() {
+  local k
+  for k in $known_steps; do [ "$k" = "$1" ] && return 0; done
+  return 1
+}
 
 if [ $# -lt 2 ]; then
-  echo "usage: $0 BUILD OUT [device|suite|record|gate|sanitize|profile ...]" >&2
+  echo "usage: $0 BUILD OUT [STEP ...], STEP one of: $known_steps" >&2
   exit 2
 fi
 build=$(cd "$1" && pwd) || exit 2
@@ -31,10 +37,7 @@ out=$(cd "$out" && pwd)
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(device suite sanitize profile)
 for s in "${steps[@]}"; do
-  case $s in
-    device | suite | record | gate | sanitize | profile) ;;
-    *) echo "unknown step '$s' (device suite record gate sanitize profile)" >&2; exit 2 ;;
-  esac
+  is_step "$s" || { echo "unknown step '$s' (known: $known_steps)" >&2; exit 2; }
 done
 limit=${KB_GPU_CHECK_STEP_TIMEOUT:-540}
 bin=$build/bin
