@@ -16,7 +16,7 @@
 #   profile   --profile-with ncu on one case (the profiler hook end to end)
 # Each step's log is OUT/<step>.log; a step's failure is reported and the
 # next one still runs; the exit status is 1 when any step failed.
-# KB_GPU_CHECK_STEP_TIMEOUT (seconds, default 540) bounds each step.
+# KB_GPU_CHECK_STEP_TIMEOUT (whole seconds above 0, default 540) bounds each step.
 set -u
 known_steps="device suite record gate sanitize profile"
 is_step() {
@@ -40,6 +40,10 @@ for s in "${steps[@]}"; do
   is_step "$s" || { echo "unknown step '$s' (known: $known_steps)" >&2; exit 2; }
 done
 limit=${KB_GPU_CHECK_STEP_TIMEOUT:-540}
+# timeout(1) takes 0 as "no limit": a step must have one.
+case $limit in
+  '' | *[!0-9]* | 0*) echo "KB_GPU_CHECK_STEP_TIMEOUT='$limit': a whole number of seconds above 0" >&2; exit 2 ;;
+esac
 bin=$build/bin
 src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null)
 [ -n "$src" ] || { echo "$build: not a configured build (no CMakeCache.txt)" >&2; exit 2; }
@@ -125,6 +129,7 @@ step_profile() {
 }
 
 if [ -n "${KB_GPU_CHECK_STEP:-}" ]; then
+  is_step "$KB_GPU_CHECK_STEP" || { echo "KB_GPU_CHECK_STEP='$KB_GPU_CHECK_STEP': not a step" >&2; exit 2; }
   step_"$KB_GPU_CHECK_STEP"
   exit
 fi
