@@ -223,6 +223,21 @@ function(_kb_test_arguments out)
   set(${out} "${args}" PARENT_SCOPE)
 endfunction()
 
+# Whether the build's kernel code may hold instructions valgrind does not
+# emulate (AVX-512: the kernels' flags enable it, KBENCH_KERNELS_AVX512 in
+# the build's cache). The tests labelled `native` run such code; valgrind
+# would stop them at the first one as an unrecognised instruction.
+function(_kb_native_unrunnable out)
+  set(${out} FALSE PARENT_SCOPE)
+  set(cache "${CTEST_BINARY_DIRECTORY}/CMakeCache.txt")
+  if(EXISTS "${cache}")
+    file(STRINGS "${cache}" line REGEX "^KBENCH_KERNELS_AVX512:[A-Z]+=")
+    if(line MATCHES "=(1|ON|TRUE)$")
+      set(${out} TRUE PARENT_SCOPE)
+    endif()
+  endif()
+endfunction()
+
 # With KBENCH_MEMCHECK, a regex naming exactly the tests ctest_memcheck will
 # run (empty when none). They run under memcheck only: its
 # DynamicAnalysis-Test.xml reports them to CDash as tests of the build, so
@@ -235,6 +250,10 @@ function(_kb_memcheck_tests out)
   set(filter -L "${KBENCH_MEMCHECK_LABELS}")
   if(KBENCH_MEMCHECK_EXCLUDE)
     list(APPEND filter -E "${KBENCH_MEMCHECK_EXCLUDE}")
+  endif()
+  _kb_native_unrunnable(unrunnable)
+  if(unrunnable)
+    list(APPEND filter -LE "^native$")
   endif()
   execute_process(COMMAND "${CMAKE_CTEST_COMMAND}" --test-dir "${CTEST_BINARY_DIRECTORY}"
       --show-only=json-v1 ${filter}
@@ -311,6 +330,11 @@ function(_kb_memcheck defects_out)
   set(CTEST_MEMORYCHECK_COMMAND "${valgrind}")
   set(CTEST_MEMORYCHECK_COMMAND_OPTIONS
     "--leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite --track-origins=yes --num-callers=30")
+  _kb_native_unrunnable(unrunnable)
+  if(unrunnable)
+    message("dashboard: the kernels are built with AVX-512, which valgrind does not emulate: "
+      "the tests labelled 'native' run without memcheck (in the Test step)")
+  endif()
   _kb_memcheck_tests(tests)
   if(NOT tests)
     message("dashboard: no test matches KBENCH_MEMCHECK_LABELS='${KBENCH_MEMCHECK_LABELS}': "

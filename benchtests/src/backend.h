@@ -77,6 +77,12 @@ typedef struct kb_backend {
      * attached. May be NULL. */
     void (*range_push)(const char *name);
     void (*range_pop)(void);
+    /* A profiler runs this process (--profiled-by): time the calls plainly,
+     * with no work of the backend's own queued beside them (a GPU's stream
+     * hold would be one more kernel in the profile, and a profiler that
+     * stops the host at each launch would keep it waiting out its limit).
+     * Called once, after `available`. May be NULL. */
+    void (*profiled)(void);
     /* GPU backends: the stream implementations launch on (kb_args.stream). */
     void *(*stream)(void);
     /* Cold-cache mode: evicts the kernel's data from the caches (writes a

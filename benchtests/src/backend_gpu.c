@@ -103,6 +103,9 @@ static int gpu_available(char *why, size_t size) {
     return 0;
 }
 
+/* Under a profiler the calls go unheld: the hold is a kernel of its own. */
+static void gpu_profiled(void) { holds.usable = 0; }
+
 static void *gpu_alloc(size_t bytes, kb_err *err) {
     void *p = NULL;
     gpu_error e = kb_gpu(Malloc)(&p, bytes ? bytes : 1);
@@ -140,6 +143,14 @@ static int gpu_download(void *dst, const void *src, size_t bytes, kb_err *err) {
  * wait for the device anyway is timed unheld): start() holds the stream and
  * records the start event, stop() records the stop event, releases the hold
  * and waits; a fault in any of the calls surfaces at that synchronisation. */
+/* After a failure: releases the hold and waits for the stream, so that
+ * the hold kernel has ended before the next part resets its flags (else it
+ * could outwait its limit and mark that part as run out). */
+static void unhold(void) {
+    kb_gpu_hold_release(&hold);
+    (void)kb_gpu(StreamSynchronize)(stream);
+}
+
 static int start(int held) {
     char why[256];
     if (held && kb_gpu_hold_begin(&hold, stream, why, sizeof why) != 0) {
@@ -148,14 +159,18 @@ static int start(int held) {
     }
     gpu_error e = kb_gpu(EventRecord)(ev_start, stream);
     if (e == kb_gpu(Success)) return 0;
-    kb_gpu_hold_release(&hold);
+    unhold();
     return complain(e, "recording the start event");
 }
 
 static int stop(double *ms) {
     gpu_error e = kb_gpu(EventRecord)(ev_stop, stream);
+    if (e != kb_gpu(Success)) {
+        unhold();
+        return complain(e, "recording the stop event");
+    }
     kb_gpu_hold_release(&hold);
-    if (e != kb_gpu(Success) || (e = kb_gpu(EventSynchronize)(ev_stop)) != kb_gpu(Success))
+    if ((e = kb_gpu(EventSynchronize)(ev_stop)) != kb_gpu(Success))
         return complain(e, "running the timed calls");
     float elapsed = 0.0f;
     if ((e = kb_gpu(EventElapsedTime)(&elapsed, ev_start, ev_stop)) != kb_gpu(Success))
@@ -178,8 +193,7 @@ static int time_part(void *p, int calls, int held, double *ms) {
     const struct part_ctx *c = p;
     if (start(held) != 0) return -1;
     if (c->queue(c->ctx, calls) != 0) {
-        kb_gpu_hold_release(&hold);
-        (void)kb_gpu(StreamSynchronize)(stream);
+        unhold();
         return -1;
     }
     if (stop(ms) != 0) return -1;
@@ -387,6 +401,7 @@ static const kb_backend gpu_backend = {
     .range_push = gpu_range_push,
     .range_pop = gpu_range_pop,
 #endif
+    .profiled = gpu_profiled,
     .stream = gpu_stream,
     .flush_caches = gpu_flush_caches,
     .clock_limits = gpu_clock_limits,

@@ -42,14 +42,17 @@ extern "C" int kb_gpu_hold_open(kb_gpu_hold *h, double timeout_ms, char *why, si
     int device = 0, khz = 0;
     if ((e = kb_gpu(HostGetDevicePointer)(&dev, host, 0)) != kb_gpu(Success) ||
         (e = kb_gpu(GetDevice)(&device)) != kb_gpu(Success) ||
-        (e = kb_gpu(DeviceGetAttribute)(&khz, KB_GPU_ATTR_CLOCK_KHZ, device)) != kb_gpu(Success)) {
+        (e = kb_gpu(DeviceGetAttribute)(&khz, KB_GPU_ATTR_TIMER_KHZ, device)) != kb_gpu(Success)) {
         kb_gpu_hold_close(h);
         return hold_fail(why, why_size, "mapping the flags", e);
     }
     h->device_flags = (int *)dev;
-    /* clock64() counts the multiprocessor's clock, at most its peak rate
-     * (on AMD it may count a slower constant clock): the wait lasts at
-     * least timeout_ms, longer at a lower clock. */
+    /* clock64() counts the multiprocessor's clock on NVIDIA, at most the
+     * peak rate the attribute gives (the wait lasts at least timeout_ms,
+     * longer at a lower clock), and a timer of its own on AMD, whose rate
+     * the runtime gives as the clock-instruction rate. (gfx11 reads a
+     * narrower counter there; the default targets, gfx908 and gfx90a, do
+     * not.) */
     h->timeout_clks = (long long)(timeout_ms * (khz > 0 ? khz : 2000000));
     return 0;
 }

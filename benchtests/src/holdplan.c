@@ -36,9 +36,10 @@ static void note_part(int *timeouts, int ran_out) {
 
 int kb_hold_time(kb_hold_table *t, const void *key, int reps, kb_hold_part_fn part, void *ctx,
                  double *ms) {
+    *ms = 0.0;
+    if (reps < 1) return -1; /* nothing to time is the caller's error */
     int *timeouts = t->usable ? timeouts_of(t, key) : NULL;
     int disturbed = 0;
-    *ms = 0.0;
     for (int done = 0; done < reps;) {
         const int held = timeouts && *timeouts < KB_HOLD_GIVE_UP;
         const int calls = held && reps - done > KB_HOLD_CALLS ? KB_HOLD_CALLS : reps - done;

@@ -24,7 +24,8 @@ typedef struct kb_hold_table {
 
 /* Times `reps` calls of the implementation `key` through `part`; the total
  * in *ms. 0, 1 when some hold ran out (a disturbed sample), -1 on a
- * failure. Prints a note on the call that gives up holding `key`. */
+ * failure or when reps < 1. Prints a note on the call that gives up
+ * holding `key`. */
 int kb_hold_time(kb_hold_table *t, const void *key, int reps, kb_hold_part_fn part, void *ctx,
                  double *ms);
 

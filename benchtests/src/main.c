@@ -576,6 +576,7 @@ int main(int argc, char **argv) {
                         "(docs/resource-spec.md)");
     char why[512] = "";
     if (d.ctx.backend->available(why, sizeof why) != 0) return unavailable(&d, why);
+    if (d.opt.profiled_by && d.ctx.backend->profiled) d.ctx.backend->profiled();
     if (d.opt.print_profile) {
         if (resolve_names(&d, &err) != 0) return error_exit(err.msg);
         printf("profile: %s\nhardware: %s\n", d.profile, d.hardware_id);

@@ -40,6 +40,7 @@ static void test_parts_cover_every_call(void) {
         fake f = quiet();
         double ms = -1.0;
         ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, reps[r], fake_part, &f, &ms), 0);
+        ASSERT(f.parts <= 64); /* what the fake records */
         int total = 0;
         for (int i = 0; i < f.parts; ++i) {
             ASSERT(f.calls[i] >= 1 && f.calls[i] <= KB_HOLD_CALLS);
@@ -113,6 +114,18 @@ static void test_failure_stops(void) {
     ASSERT_INT_EQ(f.parts, 2);
 }
 
+/* No calls to time is an error, not a zero time; the key takes no slot. */
+static void test_no_calls_refused(void) {
+    kb_hold_table t = {.usable = 1};
+    fake f = quiet();
+    double ms = -1.0;
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, 0, fake_part, &f, &ms), -1);
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, -5, fake_part, &f, &ms), -1);
+    ASSERT_INT_EQ(f.parts, 0);
+    ASSERT_NEAR(ms, 0.0, 0.0);
+    ASSERT(t.key[0] == NULL);
+}
+
 /* More implementations than the table tracks: the extra ones are timed
  * unheld (never an out-of-bounds slot). */
 static void test_table_full(void) {
@@ -133,6 +146,7 @@ int main(void) {
     RUN_TEST(test_isolated_runs_out_keep_the_hold);
     RUN_TEST(test_unusable_hold_times_unheld);
     RUN_TEST(test_failure_stops);
+    RUN_TEST(test_no_calls_refused);
     RUN_TEST(test_table_full);
     return kb_test_summary();
 }

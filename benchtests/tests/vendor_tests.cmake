@@ -16,6 +16,6 @@ foreach(manifest IN LISTS _kb_vendor_manifests)
   add_test(NAME kbench.unit.vendor.${name}
     COMMAND $<TARGET_FILE:kbench-${name}> --precision fp64 --variant vendor --case ${first_case}
       --results-dir ${CMAKE_CURRENT_BINARY_DIR}/vendor)
-  set_tests_properties(kbench.unit.vendor.${name} PROPERTIES LABELS "unit" TIMEOUT 120
+  set_tests_properties(kbench.unit.vendor.${name} PROPERTIES LABELS "unit;native" TIMEOUT 120
     PASS_REGULAR_EXPRESSION "oneDNN [0-9.]+ has no f64 data type")
 endforeach()

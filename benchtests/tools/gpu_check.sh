@@ -14,8 +14,11 @@
 #   sanitize  every cuda driver and precision once under compute-sanitizer
 #             memcheck (one sample per case, not gated, results aside)
 #   profile   --profile-with ncu on one case (the profiler hook end to end)
-# Each step's log is OUT/<step>.log; a step's failure is reported and the
-# next one still runs; the exit status is 1 when any step failed.
+# The Nth step's log is OUT/<N>-<step>.log (a step may be given twice, as in
+# `record gate gate`), and the ctest steps' results, report and LastTest.log
+# are copied beside it as OUT/<N>-<step>-*, also when the step failed or ran
+# out of time; a step's failure is reported and the next one still runs; the
+# exit status is 1 when any step failed.
 # KB_GPU_CHECK_STEP_TIMEOUT (whole seconds above 0, default 540) bounds each step.
 set -u
 known_steps="device suite record gate sanitize profile"
@@ -25,15 +28,21 @@ is_step() {
   return 1
 }
 
+# One step, run by the loop below as a child of timeout(1).
+child_step=
+if [ "${1:-}" = --child-step ] && [ $# -ge 4 ]; then
+  child_step=$2
+  shift 2
+fi
 if [ $# -lt 2 ]; then
   echo "usage: $0 BUILD OUT [STEP ...], STEP one of: $known_steps" >&2
   exit 2
 fi
-build=$(cd "$1" && pwd) || exit 2
+build=$(CDPATH='' cd -- "$1" && pwd) || exit 2
 out=$2
 shift 2
-mkdir -p "$out" || exit 2
-out=$(cd "$out" && pwd)
+mkdir -p -- "$out" || exit 2
+out=$(CDPATH='' cd -- "$out" && pwd) || exit 2
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(device suite sanitize profile)
 for s in "${steps[@]}"; do
@@ -77,19 +86,28 @@ step_device() {
 }
 
 ctest_cuda() {
-  # shellcheck disable=SC2086 # KB_GPU_CHECK_CTEST_ARGS: extra ctest words (-R ...)
+  # KB_GPU_CHECK_CTEST_ARGS: extra ctest words (-R ...), split on blanks and
+  # never expanded as file names.
+  local extra=()
+  read -r -a extra <<<"${KB_GPU_CHECK_CTEST_ARGS:-}"
   ctest --test-dir "$build" -L cuda --output-on-failure --timeout "$limit" \
-    --resource-spec-file "$spec" ${KB_GPU_CHECK_CTEST_ARGS:-}
-  local rc=$?
-  cp -r "$build/kbench-results" "$out/$1-results" 2>/dev/null
-  cp -r "$build/kbench-report" "$out/$1-report" 2>/dev/null
-  cp "$build/Testing/Temporary/LastTest.log" "$out/$1-LastTest.log" 2>/dev/null
-  return $rc
+    --resource-spec-file "$spec" "${extra[@]}"
 }
 
-step_suite() { ctest_cuda suite; }
-step_record() { KBENCH_UPDATE_BASELINES=1 ctest_cuda record; }
-step_gate() { ctest_cuda gate; }
+step_suite() { ctest_cuda; }
+step_record() { KBENCH_UPDATE_BASELINES=1 ctest_cuda; }
+step_gate() { ctest_cuda; }
+
+# What a ctest step leaves in the build, copied to OUT/<prefix>-* (whatever
+# the step's outcome: a step stopped at its limit leaves its partial results).
+keep_ctest_files() {
+  local prefix=$1
+  rm -rf -- "$out/$prefix-results" "$out/$prefix-report"
+  cp -r -- "$build/kbench-results" "$out/$prefix-results" 2>/dev/null
+  cp -r -- "$build/kbench-report" "$out/$prefix-report" 2>/dev/null
+  cp -- "$build/Testing/Temporary/LastTest.log" "$out/$prefix-LastTest.log" 2>/dev/null
+  return 0
+}
 
 # Every driver and precision once under memcheck: out-of-bounds accesses,
 # misaligned vector loads and unchecked runtime errors show up here, which
@@ -102,7 +120,7 @@ step_sanitize() {
     k=${drv##*/kbench-}
     k=${k%-cuda}
     for p in fp64 fp32 fp16 bf16; do
-      grep -q "\"$p\"" "$src/kernels/$k/kernel.json" || continue
+      grep -q "\"precisions\".*\"$p\"" "$src/kernels/$k/kernel.json" || continue
       echo "== $k $p"
       compute-sanitizer --tool memcheck --error-exitcode 99 --print-limit 20 \
         "$drv" --backend cuda --precision "$p" --manifest "$src/kernels/$k/kernel.json" \
@@ -112,10 +130,10 @@ step_sanitize() {
       local r=$?
       tail -n 25 "$dir/$k.$p.log"
       echo "== $k $p: exit $r"
-      [ $r -eq 0 ] || [ $r -eq 77 ] || rc=1 # 77: every case declined (the device is there)
+      [ "$r" -eq 0 ] || [ "$r" -eq 77 ] || rc=1 # 77: every case declined (the device is there)
     done
   done
-  return $rc
+  return "$rc"
 }
 
 step_profile() {
@@ -128,22 +146,26 @@ step_profile() {
   ls -la "$out/profile"
 }
 
-if [ -n "${KB_GPU_CHECK_STEP:-}" ]; then
-  is_step "$KB_GPU_CHECK_STEP" || { echo "KB_GPU_CHECK_STEP='$KB_GPU_CHECK_STEP': not a step" >&2; exit 2; }
-  step_"$KB_GPU_CHECK_STEP"
+if [ -n "$child_step" ]; then
+  is_step "$child_step" || { echo "--child-step '$child_step': not a step" >&2; exit 2; }
+  step_"$child_step"
   exit
 fi
 
 status=0
+n=0
 for s in "${steps[@]}"; do
-  echo "### $s (limit ${limit} s) $(date -u +%T)"
+  n=$((n + 1))
+  log=$out/$n-$s.log
+  echo "### $n: $s (limit ${limit} s) $(date -u +%T)"
   start=$(date +%s)
-  # timeout stops the step's whole process group at its limit; the partial
-  # log stays.
-  KB_GPU_CHECK_STEP=$s timeout "$limit" "$0" "$build" "$out" >"$out/$s.log" 2>&1
+  # timeout stops the step at its limit (and kills it 30 s later if it
+  # ignores that); the partial log stays.
+  timeout -k 30 "$limit" bash "$0" --child-step "$s" "$build" "$out" >"$log" 2>&1
   rc=$?
-  echo "### $s: exit $rc after $(($(date +%s) - start)) s"
-  tail -n 40 "$out/$s.log"
+  case $s in suite | record | gate) keep_ctest_files "$n-$s" ;; esac
+  echo "### $n: $s: exit $rc after $(($(date +%s) - start)) s"
+  tail -n 40 "$log"
   [ $rc -eq 0 ] || status=1
 done
 exit $status

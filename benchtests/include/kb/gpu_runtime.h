@@ -18,6 +18,8 @@
 #define KB_GPU_BACKEND           "hip"
 #define KB_GPU_ATTR_SMS          hipDeviceAttributeMultiprocessorCount
 #define KB_GPU_ATTR_CLOCK_KHZ    hipDeviceAttributeClockRate
+/* The rate of the device-side clock64(), which on AMD is a timer of its own */
+#define KB_GPU_ATTR_TIMER_KHZ    hipDeviceAttributeClockInstructionRate
 #define KB_GPU_ATTR_MEMCLOCK_KHZ hipDeviceAttributeMemoryClockRate
 #define KB_GPU_ATTR_BUS_BITS     hipDeviceAttributeMemoryBusWidth
 #define KB_GPU_ATTR_L2_BYTES     hipDeviceAttributeL2CacheSize
@@ -37,6 +39,8 @@ typedef hipFuncAttributes kb_gpu_func_attrs;
 #define KB_GPU_BACKEND           "cuda"
 #define KB_GPU_ATTR_SMS          cudaDevAttrMultiProcessorCount
 #define KB_GPU_ATTR_CLOCK_KHZ    cudaDevAttrClockRate
+/* The rate of the device-side clock64(): the multiprocessor's clock */
+#define KB_GPU_ATTR_TIMER_KHZ    cudaDevAttrClockRate
 #define KB_GPU_ATTR_MEMCLOCK_KHZ cudaDevAttrMemoryClockRate
 #define KB_GPU_ATTR_BUS_BITS     cudaDevAttrGlobalMemoryBusWidth
 #define KB_GPU_ATTR_L2_BYTES     cudaDevAttrL2CacheSize
