@@ -1,5 +1,6 @@
-/* kb/vmath8.h's eight-lane functions against their scalar forms in
- * kb/vmath.h, bit for bit (NaN payloads included): every KB_VMATH8_STRIDE-th
+/* kb/vmath8.h's eight- and (with AVX-512) sixteen-lane functions against
+ * their scalar forms in kb/vmath.h, bit for bit (NaN payloads included):
+ * every KB_VMATH8_STRIDE-th
  * float pattern (1: all 2^32; the unit test takes every 65521st, a prime, so
  * that every low-bit pattern is met), and every pattern near the places
  * where the functions change behaviour: the clamps of exp and erf, erf's cap
@@ -27,13 +28,13 @@ typedef struct pair8 {
 
 #define BLOCK 4096
 
-#define PAIR8(NAME, SCALAR, VECTOR)                                                                \
-    static long compare_##NAME(const uint32_t *u, size_t n, long reported) {                       \
+/* compare_<NAME><W>: SCALAR against its W-lane form VECTOR<W>. */
+#define PAIR(NAME, W, MM, SCALAR, VECTOR)                                                          \
+    static long compare_##NAME##W(const uint32_t *u, size_t n, long reported) {                    \
         float x[BLOCK], want[BLOCK], got[BLOCK];                                                   \
         for (size_t i = 0; i < n; i++) x[i] = kb_bits_to_f32(u[i]);                                \
         for (size_t i = 0; i < n; i++) want[i] = SCALAR(x[i]);                                     \
-        for (size_t i = 0; i < n; i += 8)                                                          \
-            _mm256_storeu_ps(got + i, VECTOR(_mm256_loadu_ps(x + i)));                             \
+        for (size_t i = 0; i < n; i += W) MM##_storeu_ps(got + i, VECTOR(MM##_loadu_ps(x + i)));   \
         long bad = 0;                                                                              \
         for (size_t i = 0; i < n; i++)                                                             \
             if (kb_f32_to_bits(want[i]) != kb_f32_to_bits(got[i]) && reported + bad++ < 5)         \
@@ -46,22 +47,35 @@ static float neg(float x) {
     return -x;
 }
 
-PAIR8(expf, kb_expf, kb_expf8)
-PAIR8(expf_half, kb_expf_half, kb_expf_half8)
-PAIR8(erff, kb__erff_finite, kb__erff_finite8)
-PAIR8(erff_half, kb__erff_half_finite, kb__erff_half_finite8)
-PAIR8(gelu_f32, kb_gelu_f32, kb_gelu_f32_8)
-PAIR8(gelu_half, kb_gelu_half, kb_gelu_half8)
-PAIR8(neg, neg, kb_neg8)
+/* Every function at one width: its comparisons, then its table rows. */
+#define PAIRS(W, MM)                                                                               \
+    PAIR(expf, W, MM, kb_expf, kb_expf##W)                                                         \
+    PAIR(expf_half, W, MM, kb_expf_half, kb_expf_half##W)                                          \
+    PAIR(erff, W, MM, kb__erff_finite, kb__erff_finite##W)                                         \
+    PAIR(erff_half, W, MM, kb__erff_half_finite, kb__erff_half_finite##W)                          \
+    PAIR(gelu_f32, W, MM, kb_gelu_f32, kb_gelu_f32_##W)                                            \
+    PAIR(gelu_half, W, MM, kb_gelu_half, kb_gelu_half##W)                                          \
+    PAIR(swish_f32, W, MM, kb_swish_f32, kb_swish_f32_##W)                                         \
+    PAIR(swish_half, W, MM, kb_swish_half, kb_swish_half##W)                                       \
+    PAIR(neg, W, MM, neg, kb_neg##W)
+#define PAIR_ROWS(W)                                                                               \
+    {"kb_expf" #W, compare_expf##W}, {"kb_expf_half" #W, compare_expf_half##W},                    \
+        {"kb__erff_finite" #W, compare_erff##W},                                                   \
+        {"kb__erff_half_finite" #W, compare_erff_half##W},                                         \
+        {"kb_gelu_f32_" #W, compare_gelu_f32##W}, {"kb_gelu_half" #W, compare_gelu_half##W},       \
+        {"kb_swish_f32_" #W, compare_swish_f32##W}, {"kb_swish_half" #W, compare_swish_half##W},   \
+        {"kb_neg" #W, compare_neg##W},
+
+PAIRS(8, _mm256)
+#if KB_VMATH16
+PAIRS(16, _mm512)
+#endif
 
 static const pair8 pairs[] = {
-    {"kb_expf8", compare_expf},
-    {"kb_expf_half8", compare_expf_half},
-    {"kb__erff_finite8", compare_erff},
-    {"kb__erff_half_finite8", compare_erff_half},
-    {"kb_gelu_f32_8", compare_gelu_f32},
-    {"kb_gelu_half8", compare_gelu_half},
-    {"kb_neg8", compare_neg},
+    PAIR_ROWS(8)
+#if KB_VMATH16
+    PAIR_ROWS(16)
+#endif
 };
 
 #define NPAIRS (sizeof pairs / sizeof pairs[0])
@@ -81,7 +95,7 @@ static void compare_range(uint32_t lo, uint64_t count, uint32_t step, long *bad)
     for (uint64_t i = 0; i < count; i += step) {
         u[k++] = lo + (uint32_t)i;
         if (k == BLOCK || i + step >= count) {
-            for (; k % 8; k++) u[k] = u[0];
+            for (; k % 16; k++) u[k] = u[0]; /* whole vectors at every width */
             for (size_t p = 0; p < NPAIRS; p++) bad[p] += pairs[p].compare(u, k, bad[p]);
             k = 0;
         }
@@ -112,24 +126,25 @@ static void test_patterns(void) {
     for (size_t p = 0; p < NPAIRS; p++) ASSERT(bad[p] == 0);
 }
 
-/* kb/cpu8.h's maps over every length 0 .. 24 (whole vectors and tails) and
- * a few around bf16's blocks, at offsets 0 .. 7 elements, against the scalar
- * function with guards around the output; both the cached and the streaming
- * stores. */
-static kb_f32x8 expf_map8(kb_f32x8 x) {
-    return kb_expf8(x);
+/* kb/cpu8.h's maps (on the widest vectors) over every length up to three
+ * vectors (whole vectors and tails) and a few around bf16's blocks, at
+ * offsets 0 .. 7 elements, against the scalar function with guards around
+ * the output; both the cached and the streaming stores. */
+static kb_f32v expf_mapv(kb_f32v x) {
+    return kb_expfv(x);
 }
 
 static void check_map(kb_prec prec, int stream) {
     /* Every length up to three vectors, and around bf16's blocks. */
-    enum { N = 3 * KB_CPU_MAP_BLOCK + 24, PAD = 8 };
+    /* PAD: 64 bytes of floats, so that offset 0 is aligned for every stream */
+    enum { SHORT = 3 * KB_VLANES + 1, N = 3 * KB_CPU_MAP_BLOCK + 48, PAD = 16 };
     const size_t longer[] = {KB_CPU_MAP_BLOCK - 1, KB_CPU_MAP_BLOCK, KB_CPU_MAP_BLOCK + 1,
                              2 * KB_CPU_MAP_BLOCK + 13, N};
     _Alignas(64) uint16_t x16[N + 2 * PAD], y16[N + 2 * PAD];
     _Alignas(64) float x32[N + 2 * PAD], y32[N + 2 * PAD];
     for (size_t off = 0; off < 8; off++)
-        for (size_t k = 0; k < 25 + sizeof longer / sizeof longer[0]; k++) {
-            const size_t n = k < 25 ? k : longer[k - 25];
+        for (size_t k = 0; k < SHORT + sizeof longer / sizeof longer[0]; k++) {
+            const size_t n = k < SHORT ? k : longer[k - SHORT];
             for (size_t i = 0; i < N + 2 * PAD; i++) {
                 x32[i] = (float)((double)i * 0.731 - 9.0);
                 x16[i] = prec == KB_BF16 ? kb_f32_to_bf16(x32[i]) : kb_f32_to_f16(x32[i]);
@@ -143,9 +158,9 @@ static void check_map(kb_prec prec, int stream) {
             a.in[0] = half ? (const void *)(x16 + PAD + off) : (const void *)(x32 + PAD + off);
             a.out[0] = half ? (void *)(y16 + PAD + off) : (void *)(y32 + PAD + off);
             if (half)
-                kb_cpu_map8_half(&a, expf_map8, n);
+                kb_cpu_mapv_half(&a, expf_mapv, n);
             else
-                kb_cpu_map8_f32(&a, expf_map8, n);
+                kb_cpu_mapv_f32(&a, expf_mapv, n);
             for (size_t i = 0; i < N + 2 * PAD; i++) {
                 const int inside = i >= PAD + off && i < PAD + off + n;
                 float want;

@@ -27,10 +27,10 @@ static void gelu_layout(const kb_case *c, kb_layout *l) {
 GELU_BLOCK(double, f64)
 
 #if KB_VMATH8
-/* Float and 16-bit results on eight lanes (kb/vmath8.h: the same results,
- * bit for bit). */
+/* Float and 16-bit results on the widest vectors (kb/vmath8.h: the same
+ * results, bit for bit). */
 static int gelu_cpu(const kb_args *a) {
-    return kb_cpu_elementwise8(a, gelu_f64, kb_gelu_f32_8, kb_gelu_half8,
+    return kb_cpu_elementwisev(a, gelu_f64, kb_gelu_f32_v, kb_gelu_halfv,
                                (size_t)kb_case_dim(a->c, "n"));
 }
 #else

@@ -36,24 +36,25 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
     }
 
 #if KB_VMATH8
-/* The same in float on eight lanes (kb/vmath8.h), with the same partial
- * sums in the same order: the same results, bit for bit. */
-#define SOFTMAX_EXP_F32(NAME, EXP, EXP8)                                                           \
+/* The same in float on the widest vectors (kb/vmath8.h), with the same
+ * partial sums in the same order: the same results, bit for bit. */
+#define SOFTMAX_EXP_F32(NAME, EXP, EXPV)                                                           \
     static float softmax_exp_##NAME(const float *restrict x, float *restrict y, size_t n,          \
                                     float m) {                                                     \
+        enum { K = KB_CPU_LANES / KB_VLANES };                                                     \
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
-        const kb_f32x8 m8 = _mm256_set1_ps(m);                                                     \
-        kb_f32x8 acc8[KB_CPU_LANES / 8];                                                           \
-        for (size_t k = 0; k < KB_CPU_LANES / 8; k++) acc8[k] = _mm256_setzero_ps();               \
+        const kb_f32v mv = KB_MMV(set1_ps)(m);                                                     \
+        kb_f32v accv[K];                                                                           \
+        for (size_t k = 0; k < K; k++) accv[k] = KB_MMV(setzero_ps)();                             \
         for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
-            for (size_t k = 0; k < KB_CPU_LANES / 8; k++) {                                        \
-                const size_t at = i + 8 * k;                                                       \
-                const kb_f32x8 e = EXP8(_mm256_sub_ps(_mm256_loadu_ps(x + at), m8));               \
-                _mm256_storeu_ps(y + at, e);                                                       \
-                acc8[k] = _mm256_add_ps(acc8[k], e);                                               \
+            for (size_t k = 0; k < K; k++) {                                                       \
+                const size_t at = i + KB_VLANES * k;                                               \
+                const kb_f32v e = EXPV(KB_MMV(sub_ps)(KB_MMV(loadu_ps)(x + at), mv));              \
+                KB_MMV(storeu_ps)(y + at, e);                                                      \
+                accv[k] = KB_MMV(add_ps)(accv[k], e);                                              \
             }                                                                                      \
         float acc[KB_CPU_LANES];                                                                   \
-        for (size_t k = 0; k < KB_CPU_LANES / 8; k++) _mm256_storeu_ps(acc + 8 * k, acc8[k]);      \
+        for (size_t k = 0; k < K; k++) KB_MMV(storeu_ps)(acc + KB_VLANES * k, accv[k]);            \
         float sum = kb_cpu_lanes_sum_f32(acc);                                                     \
         for (size_t i = nv; i < n; i++) {                                                          \
             y[i] = EXP(x[i] - m);                                                                  \
@@ -62,14 +63,14 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
         return sum;                                                                                \
     }
 #else
-#define SOFTMAX_EXP_F32(NAME, EXP, EXP8) SOFTMAX_EXP(float, NAME, f32, EXP)
+#define SOFTMAX_EXP_F32(NAME, EXP, EXPV) SOFTMAX_EXP(float, NAME, f32, EXP)
 #endif
 
 SOFTMAX_EXP(double, f64, f64, kb_exp)
-SOFTMAX_EXP_F32(f32, kb_expf, kb_expf8)
+SOFTMAX_EXP_F32(f32, kb_expf, kb_expfv)
 /* For fp16/bf16 results: kb_expf_half's error (5.6e-6 relative) is small
  * next to their rounding. */
-SOFTMAX_EXP_F32(half, kb_expf_half, kb_expf_half8)
+SOFTMAX_EXP_F32(half, kb_expf_half, kb_expf_halfv)
 
 /* One row, n >= 1, three passes over a row that stays in cache: max, then
  * y = e^(x - max) with its sum, then y *= 1 / sum. NAME: the row function's

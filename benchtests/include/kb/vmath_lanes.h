@@ -1,0 +1,133 @@
+/* The vector forms of kb/vmath.h's float functions, written once for every
+ * width: kb/vmath8.h includes this file once per width it has, with KB__W
+ * defined as the lane count (8: AVX2, 16: AVX-512) and its kb__v*<W>
+ * primitives declared. Each function performs its scalar form's operations
+ * in the same order with the same constants, so every width gives the same
+ * results bit for bit (kbench.unit.vmath8 and kbench.numerics.vmath8 check
+ * it). No include guard: meant to be included more than once. */
+#ifndef KB__W
+#error "kb/vmath_lanes.h is included by kb/vmath8.h, which defines KB__W"
+#endif
+
+#define KB__V       KB__CAT(kb_f32x, KB__W)
+#define KB__L(name) KB__CAT(name, KB__W)
+#define KB__O(op)   KB__CAT(kb__v##op, KB__W)
+
+/* kb__expf_clamp: max(lo, x) is lo > x ? lo : x, min(hi, m) is
+ * hi < m ? hi : m; both give their second operand, x, for NaN. */
+static inline KB__V KB__L(kb__expf_clamp)(KB__V x) {
+    return KB__O(min)(KB__O(set)(88.7f), KB__O(max)(KB__O(set)(-87.3f), x));
+}
+
+/* kb__expf_result: 2^n p, or x where x is NaN. */
+static inline KB__V KB__L(kb__expf_result)(KB__V x, KB__V p, KB__V t) {
+    return KB__O(nanpass)(KB__O(float)(KB__O(addi)(KB__O(bits)(p), KB__O(expfield)(KB__O(bits)(t)))),
+                          x);
+}
+
+/* kb_expf. */
+static inline KB__V KB__L(kb_expf)(KB__V x) {
+    x = KB__L(kb__expf_clamp)(x);
+    const KB__V t = KB__O(fma)(x, KB__O(set)(0x1.715476p+0f), KB__O(set)(KB__EXPF_SHIFT));
+    const KB__V n = KB__O(sub)(t, KB__O(set)(KB__EXPF_SHIFT));
+    KB__V r = KB__O(fma)(n, KB__O(set)(-0x1.62e4p-1f), x);
+    r = KB__O(fma)(n, KB__O(set)(-0x1.7f7d1cp-20f), r);
+    KB__V p = KB__O(fma)(r, KB__O(set)(1.0f / 5040.0f), KB__O(set)(1.0f / 720.0f));
+    p = KB__O(fma)(p, r, KB__O(set)(1.0f / 120.0f));
+    p = KB__O(fma)(p, r, KB__O(set)(1.0f / 24.0f));
+    p = KB__O(fma)(p, r, KB__O(set)(1.0f / 6.0f));
+    p = KB__O(fma)(p, r, KB__O(set)(0.5f));
+    p = KB__O(fma)(p, r, KB__O(set)(1.0f));
+    p = KB__O(fma)(p, r, KB__O(set)(1.0f));
+    return KB__L(kb__expf_result)(x, p, t);
+}
+
+/* kb_expf_half. */
+static inline KB__V KB__L(kb_expf_half)(KB__V x) {
+    x = KB__L(kb__expf_clamp)(x);
+    const KB__V t = KB__O(fma)(x, KB__O(set)(0x1.715476p+0f), KB__O(set)(KB__EXPF_SHIFT));
+    const KB__V n = KB__O(sub)(t, KB__O(set)(KB__EXPF_SHIFT));
+    const KB__V r = KB__O(fma)(n, KB__O(set)(-0x1.62e430p-1f), x);
+    KB__V p = KB__O(fma)(r, KB__O(set)(0x1.5224e6p-5f), KB__O(set)(0x1.571d1ep-3f));
+    p = KB__O(fma)(p, r, KB__O(set)(0x1.0006b8p-1f));
+    p = KB__O(fma)(p, r, KB__O(set)(1.0f));
+    p = KB__O(fma)(p, r, KB__O(set)(1.0f));
+    return KB__L(kb__expf_result)(x, p, t);
+}
+
+/* kb__erff_arg: min(|x|, 4) on the patterns. */
+static inline KB__V KB__L(kb__erff_arg)(KB__V x) {
+    return KB__O(float)(KB__O(minu)(KB__O(andi)(KB__O(bits)(x), 0x7fffffffu), 0x40800000u));
+}
+
+/* kb__erff_sign: e capped at 1 on its pattern, with the sign of x
+ * (copysignf: e's other bits, x's sign bit). */
+static inline KB__V KB__L(kb__erff_sign)(KB__V x, KB__V e) {
+    const KB__O(int) capped = KB__O(minu)(KB__O(bits)(e), 0x3f800000u);
+    return KB__O(float)(
+        KB__O(ori)(KB__O(andi)(capped, 0x7fffffffu), KB__O(andi)(KB__O(bits)(x), 0x80000000u)));
+}
+
+/* kb__erff_finite. */
+static inline KB__V KB__L(kb__erff_finite)(KB__V x) {
+    const KB__V a = KB__L(kb__erff_arg)(x);
+    const KB__V s = KB__O(mul)(a, a);
+    KB__V p = KB__O(fma)(s, KB__O(set)(0x1.090af2p-19f), KB__O(set)(0x1.2e0114p-12f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.0658e6p-8f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.b5fdf6p-5f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.91e578p-3f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.20dd72p+0f));
+    KB__V q = KB__O(fma)(s, KB__O(set)(0x1.3a63f2p-15f), KB__O(set)(0x1.3ed19cp-10f));
+    q = KB__O(fma)(q, s, KB__O(set)(0x1.fa0c6ap-7f));
+    q = KB__O(fma)(q, s, KB__O(set)(0x1.dd1192p-4f));
+    q = KB__O(fma)(q, s, KB__O(set)(0x1.03b55ap-1f));
+    q = KB__O(fma)(q, s, KB__O(set)(1.0f));
+    return KB__L(kb__erff_sign)(x, KB__O(div)(KB__O(mul)(a, p), q));
+}
+
+/* kb__erff_half_finite. */
+static inline KB__V KB__L(kb__erff_half_finite)(KB__V x) {
+    const KB__V a = KB__L(kb__erff_arg)(x);
+    const KB__V s = KB__O(mul)(a, a);
+    KB__V p = KB__O(fma)(s, KB__O(set)(-0x1.4cabe6p-18f), KB__O(set)(0x1.25e17cp-10f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.87adf4p-5f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.4b7076p-3f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.20df26p+0f));
+    KB__V q = KB__O(fma)(s, KB__O(set)(0x1.73a448p-7f), KB__O(set)(0x1.9cfeb8p-4f));
+    q = KB__O(fma)(q, s, KB__O(set)(0x1.e8690cp-2f));
+    q = KB__O(fma)(q, s, KB__O(set)(1.0f));
+    return KB__L(kb__erff_sign)(x, KB__O(div)(KB__O(mul)(a, p), q));
+}
+
+/* kb_gelu_f32 and kb_gelu_half: 0.5 x (1 + erf(x / sqrt(2))), multiplied
+ * in C's order, (0.5 x) (1 + erf). */
+static inline KB__V KB__L(kb__gelu)(KB__V x, KB__V erf) {
+    return KB__O(mul)(KB__O(mul)(KB__O(set)(0.5f), x), KB__O(add)(KB__O(set)(1.0f), erf));
+}
+
+static inline KB__V KB__L(kb_gelu_f32_)(KB__V x) {
+    return KB__L(kb__gelu)(x, KB__L(kb__erff_finite)(KB__O(mul)(x, KB__O(set)(KB__SQRT1_2F))));
+}
+
+static inline KB__V KB__L(kb_gelu_half)(KB__V x) {
+    return KB__L(kb__gelu)(x,
+                           KB__L(kb__erff_half_finite)(KB__O(mul)(x, KB__O(set)(KB__SQRT1_2F))));
+}
+
+/* -x, as C's unary minus: the sign bit flipped. */
+static inline KB__V KB__L(kb_neg)(KB__V x) {
+    return KB__O(float)(KB__O(xori)(KB__O(bits)(x), 0x80000000u));
+}
+
+/* kb_swish_f32 and kb_swish_half: x / (1 + e^-x). */
+static inline KB__V KB__L(kb_swish_f32_)(KB__V x) {
+    return KB__O(div)(x, KB__O(add)(KB__O(set)(1.0f), KB__L(kb_expf)(KB__L(kb_neg)(x))));
+}
+
+static inline KB__V KB__L(kb_swish_half)(KB__V x) {
+    return KB__O(div)(x, KB__O(add)(KB__O(set)(1.0f), KB__L(kb_expf_half)(KB__L(kb_neg)(x))));
+}
+
+#undef KB__V
+#undef KB__L
+#undef KB__O
