@@ -35,9 +35,10 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
         return sum;                                                                                \
     }                                                                                              \
                                                                                                    \
-    /* The row's mean and 1 / sqrt(var + eps). */                                                  \
-    static T layernorm_stats_##SUFFIX(const T *restrict x, size_t n, T *rstd) {                    \
-        const T mean = kb_cpu_sum_##SUFFIX(x, n) / (T)n;                                           \
+    /* The row's mean and 1 / sqrt(var + eps); the first pass asks for the                        \
+     * next row as it goes (kb_cpu_next_row; NULL: none). */                                       \
+    static T layernorm_stats_##SUFFIX(const T *restrict x, size_t n, T *rstd, const void *next) {  \
+        const T mean = kb_cpu_sum_ahead_##SUFFIX(x, n, next) / (T)n;                               \
         const T var = layernorm_sqdev_##SUFFIX(x, n, mean) / (T)n;                                 \
         *rstd = (T)1 / SQRT(var + (T)LAYERNORM_EPS);                                               \
         return mean;                                                                               \
@@ -51,9 +52,10 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
     }                                                                                              \
                                                                                                    \
     static void layernorm_row_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
-                                       const T *restrict beta, T *restrict y, size_t n) {          \
+                                       const T *restrict beta, T *restrict y, size_t n,            \
+                                       const void *next) {                                         \
         T rstd;                                                                                    \
-        const T mean = layernorm_stats_##SUFFIX(x, n, &rstd);                                      \
+        const T mean = layernorm_stats_##SUFFIX(x, n, &rstd, next);                                \
         layernorm_norm_##SUFFIX(x, gamma, beta, mean, rstd, y, n);                                 \
     }
 
@@ -67,9 +69,8 @@ typedef struct layernorm_shape {
 
 /* An output larger than the last cache goes to memory anyway: then each row
  * is normalised into the workspace and streamed out past the caches, and the
- * next row is asked for first, so that its read is under way while this one
- * is computed (fp32 at 64 MiB of output, 5 runs interleaved: 11.5 -> 14.3
- * GB/s; fp64 did not move, docs/kernels.md). */
+ * next row is asked for during the first pass, so that its read is under
+ * way while this one is computed (docs/kernels.md). */
 #define LAYERNORM_ROWS(T, SUFFIX)                                                                  \
     static int layernorm_rows_##SUFFIX(const kb_args *a, const void *params) {                     \
         const size_t rows = ((const layernorm_shape *)params)->rows;                               \
@@ -78,8 +79,8 @@ typedef struct layernorm_shape {
         for (size_t r = 0; r < rows; r++) {                                                        \
             const T *x = (const T *)a->in[0] + r * n;                                              \
             T *y = (T *)a->out[0] + r * n, *row = stream ? (T *)a->workspace : y;                  \
-            if (stream) kb_cpu_prefetch_next_row(a->in[0], r, rows, n * sizeof(T));                \
-            layernorm_row_##SUFFIX(x, a->in[1], a->in[2], row, n);                                 \
+            const void *next = stream ? kb_cpu_next_row(a->in[0], r, rows, n * sizeof(T)) : NULL;  \
+            layernorm_row_##SUFFIX(x, a->in[1], a->in[2], row, n, next);                           \
             if (stream) kb_cpu_stream_##SUFFIX(y, row, n);                                         \
         }                                                                                          \
         if (stream) kb_cpu_stream_fence();                                                         \
@@ -99,7 +100,7 @@ static void layernorm_half_row(kb_prec p, const float *restrict xf, const float 
                                const float *restrict beta, float *restrict yf, uint16_t *restrict y,
                                size_t n, int stream) {
     float rstd;
-    const float mean = layernorm_stats_f32(xf, n, &rstd);
+    const float mean = layernorm_stats_f32(xf, n, &rstd, NULL);
     const kb_f32x8 m8 = _mm256_set1_ps(mean), r8 = _mm256_set1_ps(rstd);
     const size_t nv = n - n % 8;
     for (size_t i = 0; i < nv; i += 8) {
@@ -116,15 +117,15 @@ static void layernorm_half_row(kb_prec p, const float *restrict xf, const float 
                                const float *restrict beta, float *restrict yf, uint16_t *restrict y,
                                size_t n, int stream) {
     (void)stream;
-    layernorm_row_f32(xf, gamma, beta, yf, n);
+    layernorm_row_f32(xf, gamma, beta, yf, n, NULL);
     kb_cpu_from_f32(y, p, 0, yf, n);
 }
 #endif
 
 /* fp16/bf16: gamma and beta are widened once per call; each row goes through
- * float scratch in the workspace, the next one asked for first (as softmax's
- * rows and the streamed fp32 rows above: without it memory idles while a
- * row is computed). */
+ * float scratch in the workspace, the next one asked for while it is widened
+ * (as softmax's rows and the streamed fp32 rows above: without it memory
+ * idles while a row is computed). */
 static int layernorm_half(const kb_args *a, const void *params) {
     const size_t rows = ((const layernorm_shape *)params)->rows;
     const size_t n = ((const layernorm_shape *)params)->n;
@@ -134,8 +135,8 @@ static int layernorm_half(const kb_args *a, const void *params) {
     kb_cpu_to_f32(beta, a->in[2], a->prec, 0, n);
     const int stream = KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], n * sizeof(uint16_t), rows);
     for (size_t r = 0; r < rows; r++) {
-        kb_cpu_prefetch_next_row(a->in[0], r, rows, n * sizeof(uint16_t));
-        kb_cpu_to_f32(xf, a->in[0], a->prec, r * n, n);
+        kb_cpu_to_f32_ahead(xf, a->in[0], a->prec, r * n, n,
+                            kb_cpu_next_row(a->in[0], r, rows, n * sizeof(uint16_t)));
         layernorm_half_row(a->prec, xf, gamma, beta, yf, (uint16_t *)a->out[0] + r * n, n, stream);
     }
     if (stream) kb_cpu_stream_fence();

@@ -72,12 +72,14 @@ SOFTMAX_EXP_F32(f32, kb_expf, kb_expfv)
  * next to their rounding. */
 SOFTMAX_EXP_F32(half, kb_expf_half, kb_expf_halfv)
 
-/* One row, n >= 1, three passes over a row that stays in cache: max, then
- * y = e^(x - max) with its sum, then y *= 1 / sum. NAME: the row function's
- * suffix; SUFFIX: the type's, for kb/cpu.h's helpers. */
+/* One row, n >= 1, three passes over a row that stays in cache: max (which
+ * asks for the next row as it goes, kb_cpu_next_row), then y = e^(x - max)
+ * with its sum, then y *= 1 / sum. NAME: the row function's suffix; SUFFIX:
+ * the type's, for kb/cpu.h's helpers. */
 #define SOFTMAX_ROW(T, NAME, SUFFIX)                                                               \
-    static void softmax_row_##NAME(const T *restrict x, T *restrict y, size_t n) {                 \
-        const T sum = softmax_exp_##NAME(x, y, n, kb_cpu_max_##SUFFIX(x, n));                      \
+    static void softmax_row_##NAME(const T *restrict x, T *restrict y, size_t n,                   \
+                                   const void *next) {                                             \
+        const T sum = softmax_exp_##NAME(x, y, n, kb_cpu_max_ahead_##SUFFIX(x, n, next));          \
         const T inv = (T)1 / sum;                                                                  \
         for (size_t i = 0; i < n; i++) y[i] *= inv;                                                \
     }
@@ -108,7 +110,7 @@ SOFTMAX_ROW(float, half, f32)
 static void softmax_half_row(kb_prec p, const float *restrict xf, float *restrict yf,
                              uint16_t *restrict y, size_t n, int stream) {
     (void)stream;
-    softmax_row_half(xf, yf, n);
+    softmax_row_half(xf, yf, n, NULL);
     kb_cpu_from_f32(y, p, 0, yf, n);
 }
 #endif
@@ -122,10 +124,9 @@ typedef struct softmax_shape {
     static int softmax_rows_##SUFFIX(const kb_args *a, const void *params) {                       \
         const size_t rows = ((const softmax_shape *)params)->rows;                                 \
         const size_t cols = ((const softmax_shape *)params)->cols;                                 \
-        for (size_t r = 0; r < rows; r++) {                                                        \
-            kb_cpu_prefetch_next_row(a->in[0], r, rows, cols * sizeof(T));                         \
-            softmax_row_##SUFFIX((const T *)a->in[0] + r * cols, (T *)a->out[0] + r * cols, cols); \
-        }                                                                                          \
+        for (size_t r = 0; r < rows; r++)                                                          \
+            softmax_row_##SUFFIX((const T *)a->in[0] + r * cols, (T *)a->out[0] + r * cols, cols,  \
+                                 kb_cpu_next_row(a->in[0], r, rows, cols * sizeof(T)));            \
         return 0;                                                                                  \
     }
 
@@ -140,8 +141,8 @@ static int softmax_half(const kb_args *a, const void *params) {
     const int stream =
         KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], cols * sizeof(uint16_t), rows);
     for (size_t r = 0; r < rows; r++) {
-        kb_cpu_prefetch_next_row(a->in[0], r, rows, cols * sizeof(uint16_t));
-        kb_cpu_to_f32(xf, a->in[0], a->prec, r * cols, cols);
+        kb_cpu_to_f32_ahead(xf, a->in[0], a->prec, r * cols, cols,
+                            kb_cpu_next_row(a->in[0], r, rows, cols * sizeof(uint16_t)));
         softmax_half_row(a->prec, xf, yf, (uint16_t *)a->out[0] + r * cols, cols, stream);
     }
     if (stream) kb_cpu_stream_fence();

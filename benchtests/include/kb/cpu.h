@@ -31,23 +31,51 @@
  * was no faster than 256). */
 #define KB_CPU_MAP_BLOCK 256
 
-/* dst[i] = src[off + i] for i < n, widened to float. p is KB_FP16 or KB_BF16. */
+/* Asks for the 64-byte line at p + at into L2 when p is not NULL: a row
+ * kernel's first pass over a row asks, line for line, for the next row
+ * (kb_cpu_next_row), so that its read is under way while this row's
+ * passes run in cache, spread over the pass rather than asked all at
+ * once. (All at once, a row's worth of prefetches ahead of the pass, ran
+ * layernorm's float rows at 25 GB/s on a Zen 5 where no prefetch gave 40
+ * and the spread requests 45: the burst fills the queue of misses the
+ * pass's own loads wait in. Into L2, not L1: on a Zen 3 a next row of
+ * doubles in L1 evicted the current one and was slower.) */
+static inline void kb__cpu_ask(const void *p, size_t at) {
+    if (p) __builtin_prefetch((const char *)p + at, 0, 2);
+}
+
+/* dst[i] = src[off + i] for i < n, widened to float. p is KB_FP16 or KB_BF16.
+ * With `next` (16-bit values, or NULL), asks for next[0 .. n) as it goes. */
+static inline void kb_cpu_to_f32_ahead(float *restrict dst, const void *restrict src, kb_prec p,
+                                       size_t off, size_t n, const void *next) {
+    const uint16_t *restrict s = (const uint16_t *)src + off;
+    size_t i = 0;
+    /* 32 values, 64 bytes, a line of next at a time. */
+    for (const size_t nl = n - n % 32; i < nl; i += 32) {
+        kb__cpu_ask(next, i * sizeof *s);
+        if (p == KB_BF16) {
+            for (size_t j = 0; j < 32; j++) dst[i + j] = kb_bf16_to_f32(s[i + j]);
+            continue;
+        }
+#ifdef __F16C__
+        /* GCC 12 does not vectorise _Float16 conversions without AVX512-FP16. */
+        for (size_t j = 0; j < 32; j += 8)
+            _mm256_storeu_ps(dst + i + j,
+                             _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i + j))));
+#else
+        for (size_t j = 0; j < 32; j++) dst[i + j] = kb_f16_to_f32(s[i + j]);
+#endif
+    }
+    kb__cpu_ask(next, i * sizeof *s);
+    if (p == KB_BF16)
+        for (; i < n; i++) dst[i] = kb_bf16_to_f32(s[i]);
+    else
+        for (; i < n; i++) dst[i] = kb_f16_to_f32(s[i]);
+}
+
 static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, kb_prec p,
                                  size_t off, size_t n) {
-    const uint16_t *restrict s = (const uint16_t *)src + off;
-    if (p == KB_BF16) {
-        for (size_t i = 0; i < n; i++) dst[i] = kb_bf16_to_f32(s[i]);
-    } else {
-        size_t i = 0;
-#ifdef __F16C__
-        /* GCC 12 does not vectorise _Float16 conversions without AVX512-FP16.
-         * (The bound is computed once: with i + 8 <= n, GCC 12 misjudges the
-         * tail loop for a constant n and warns.) */
-        for (const size_t nv = n - n % 8; i < nv; i += 8)
-            _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
-#endif
-        for (; i < n; i++) dst[i] = kb_f16_to_f32(s[i]);
-    }
+    kb_cpu_to_f32_ahead(dst, src, p, off, n, NULL);
 }
 
 #ifdef __AVX2__
@@ -90,21 +118,12 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
     }
 }
 
-/* Asks for the cache lines of p[0 .. bytes) ahead of use, into L2 (into L1
- * as well, a next row of doubles evicted the current one and was slower).
- * Row kernels call it for the next row before computing this one: the row's
- * passes run in cache, and without a request in flight memory would idle
- * meanwhile (the hardware prefetcher follows demand misses, and a row's
- * compute makes none). */
-static inline void kb_cpu_prefetch(const void *p, size_t bytes) {
-    for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch((const char *)p + i, 0, 2);
-}
-
-/* kb_cpu_prefetch of row r + 1 of `rows` rows of row_bytes each from base, if
- * there is one: what a row kernel calls before computing row r. */
-static inline void kb_cpu_prefetch_next_row(const void *base, size_t r, size_t rows,
-                                            size_t row_bytes) {
-    if (r + 1 < rows) kb_cpu_prefetch((const char *)base + (r + 1) * row_bytes, row_bytes);
+/* Row r + 1 of `rows` rows of row_bytes each from base, NULL after the
+ * last: what a row kernel passes as `next` to the first pass over row r
+ * (kb_cpu_sum_ahead_*, kb_cpu_max_ahead_*, kb_cpu_to_f32_ahead). */
+static inline const void *kb_cpu_next_row(const void *base, size_t r, size_t rows,
+                                          size_t row_bytes) {
+    return r + 1 < rows ? (const char *)base + (r + 1) * row_bytes : NULL;
 }
 
 /* Whether an output of `bytes` from dst is to be written past the caches:
@@ -190,39 +209,61 @@ static inline uint32_t kb__cpu_flip(uint32_t u) {
     return u ^ (u >> 31 ? 0x7fffffffu : 0u);
 }
 
-static inline float kb_cpu_max_f32(const float *restrict x, size_t n) {
-    int32_t m = INT32_MIN;
-    for (size_t i = 0; i < n; i++) {
-        int32_t k = (int32_t)kb__cpu_flip(kb_f32_to_bits(x[i]));
-        m = k > m ? k : m;
-    }
-    return kb_bits_to_f32(kb__cpu_flip((uint32_t)m));
-}
-
 /* The same for double, on int64 patterns (AVX2 compares int64 lanes). */
 static inline uint64_t kb__cpu_flip64(uint64_t u) {
     return u ^ (u >> 63 ? 0x7fffffffffffffffu : 0u);
 }
 
-static inline double kb_cpu_max_f64(const double *restrict x, size_t n) {
-    int64_t m = INT64_MIN;
-    for (size_t i = 0; i < n; i++) {
-        int64_t k = (int64_t)kb__cpu_flip64(kb_f64_to_bits(x[i]));
-        m = k > m ? k : m;
+/* kb_cpu_max_*: the largest flipped pattern (I, signed; U, its unsigned
+ * type), lane j taking elements i + j as the sums do (a maximum does not
+ * depend on the order), then the tail. The _ahead form asks for next[0 ..
+ * n) as it goes when next is not NULL (kb__cpu_ask). */
+#define KB__CPU_MAX(T, SUFFIX, I, U, FLIP, TO_BITS, FROM_BITS, IMIN)                               \
+    static inline T kb_cpu_max_ahead_##SUFFIX(const T *restrict x, size_t n, const void *next) {   \
+        const size_t nv = n - n % KB_CPU_LANES;                                                    \
+        I acc[KB_CPU_LANES];                                                                       \
+        for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] = IMIN;                                   \
+        for (size_t i = 0; i < nv; i += KB_CPU_LANES) {                                            \
+            for (size_t b = 0; b < KB_CPU_LANES * sizeof(T); b += 64)                              \
+                kb__cpu_ask(next, i * sizeof(T) + b);                                              \
+            for (size_t j = 0; j < KB_CPU_LANES; j++) {                                            \
+                const I k = (I)FLIP(TO_BITS(x[i + j]));                                            \
+                acc[j] = k > acc[j] ? k : acc[j];                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        I m = acc[0];                                                                              \
+        for (size_t j = 1; j < KB_CPU_LANES; j++) m = acc[j] > m ? acc[j] : m;                     \
+        for (size_t i = nv; i < n; i++) {                                                          \
+            const I k = (I)FLIP(TO_BITS(x[i]));                                                    \
+            m = k > m ? k : m;                                                                     \
+        }                                                                                          \
+        return FROM_BITS(FLIP((U)m));                                                              \
+    }                                                                                              \
+    static inline T kb_cpu_max_##SUFFIX(const T *restrict x, size_t n) {                           \
+        return kb_cpu_max_ahead_##SUFFIX(x, n, NULL);                                              \
     }
-    return kb_bits_to_f64(kb__cpu_flip64((uint64_t)m));
-}
+KB__CPU_MAX(float, f32, int32_t, uint32_t, kb__cpu_flip, kb_f32_to_bits, kb_bits_to_f32, INT32_MIN)
+KB__CPU_MAX(double, f64, int64_t, uint64_t, kb__cpu_flip64, kb_f64_to_bits, kb_bits_to_f64,
+            INT64_MIN)
 
-/* The sum of x[0 .. n) in KB_CPU_LANES partial sums, then the tail. */
+/* The sum of x[0 .. n) in KB_CPU_LANES partial sums, then the tail; the
+ * _ahead form asks for next[0 .. n) as it goes when next is not NULL
+ * (kb__cpu_ask). */
 #define KB__CPU_SUM(T, SUFFIX)                                                                     \
-    static inline T kb_cpu_sum_##SUFFIX(const T *restrict x, size_t n) {                           \
+    static inline T kb_cpu_sum_ahead_##SUFFIX(const T *restrict x, size_t n, const void *next) {   \
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
         T acc[KB_CPU_LANES] = {0};                                                                 \
-        for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
+        for (size_t i = 0; i < nv; i += KB_CPU_LANES) {                                            \
+            for (size_t b = 0; b < KB_CPU_LANES * sizeof(T); b += 64)                              \
+                kb__cpu_ask(next, i * sizeof(T) + b);                                              \
             for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] += x[i + j];                          \
+        }                                                                                          \
         T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
         for (size_t i = nv; i < n; i++) sum += x[i];                                               \
         return sum;                                                                                \
+    }                                                                                              \
+    static inline T kb_cpu_sum_##SUFFIX(const T *restrict x, size_t n) {                           \
+        return kb_cpu_sum_ahead_##SUFFIX(x, n, NULL);                                              \
     }
 KB__CPU_SUM(float, f32)
 KB__CPU_SUM(double, f64)
