@@ -145,15 +145,23 @@ static inline int kb_cpu_streams_rows(const kb_args *a, const void *dst, size_t 
 }
 
 /* dst[0 .. bytes) = src[0 .. bytes) with non-temporal stores where the
- * target has them (SSE2: every x86-64), plain ones for the unaligned head
- * and the tail; src is meant to be in L1 (a row just computed). Call
- * kb_cpu_stream_fence() before the kernel returns. */
+ * target has them (SSE2: every x86-64; 32 bytes a store with AVX), plain
+ * ones for the unaligned head and the tail; src is meant to be in L1 (a row
+ * just computed). Call kb_cpu_stream_fence() before the kernel returns.
+ * (16-byte stores moved a layernorm-like row loop at 35 GB/s on a Zen 5
+ * where 32-byte ones moved 45.) */
 static inline void kb__cpu_stream_bytes(void *restrict dst, const void *restrict src,
                                         size_t bytes) {
     char *d = dst;
     const char *s = src;
     size_t i = 0;
-#ifdef __SSE2__
+#if defined(__AVX__)
+    i = (32 - ((uintptr_t)d & 31)) & 31;
+    i = i < bytes ? i : bytes;
+    memcpy(d, s, i);
+    for (; i + 32 <= bytes; i += 32)
+        _mm256_stream_si256((__m256i *)(d + i), _mm256_loadu_si256((const __m256i *)(s + i)));
+#elif defined(__SSE2__)
     i = (16 - ((uintptr_t)d & 15)) & 15;
     i = i < bytes ? i : bytes;
     memcpy(d, s, i);
