@@ -104,7 +104,9 @@ static int gpu_available(char *why, size_t size) {
 }
 
 /* Under a profiler the calls go unheld: the hold is a kernel of its own. */
-static void gpu_profiled(void) { holds.usable = 0; }
+static void gpu_profiled(void) {
+    holds.usable = 0;
+}
 
 static void *gpu_alloc(size_t bytes, kb_err *err) {
     void *p = NULL;

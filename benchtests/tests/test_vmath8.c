@@ -71,10 +71,9 @@ PAIRS(8, _mm256)
 PAIRS(16, _mm512)
 #endif
 
-static const pair8 pairs[] = {
-    PAIR_ROWS(8)
+static const pair8 pairs[] = {PAIR_ROWS(8)
 #if KB_VMATH16
-    PAIR_ROWS(16)
+                                  PAIR_ROWS(16)
 #endif
 };
 

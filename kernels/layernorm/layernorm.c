@@ -35,7 +35,7 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
         return sum;                                                                                \
     }                                                                                              \
                                                                                                    \
-    /* The row's mean and 1 / sqrt(var + eps); the first pass asks for the                        \
+    /* The row's mean and 1 / sqrt(var + eps); the first pass asks for the                         \
      * next row as it goes (kb_cpu_next_row; NULL: none). */                                       \
     static T layernorm_stats_##SUFFIX(const T *restrict x, size_t n, T *rstd, const void *next) {  \
         const T mean = kb_cpu_sum_ahead_##SUFFIX(x, n, next) / (T)n;                               \

@@ -32,18 +32,18 @@ typedef kb_f32v (*kb_cpu_fnv)(kb_f32v);
  * widening and fp16 rounding at that width. */
 #if KB_VMATH16
 typedef __m256i kb__cpu_h16v;
-#define kb__cpu_load16v(p)       _mm256_loadu_si256((const __m256i *)(p))
-#define kb__cpu_store16v(p, v)   _mm256_storeu_si256((__m256i *)(p), v)
-#define kb__cpu_stream16v(p, v)  _mm256_stream_si256((__m256i *)(p), v)
-#define kb__cpu_widen_fp16v(v)   _mm512_cvtph_ps(v)
-#define kb__cpu_narrow_fp16v(v)  _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT)
+#define kb__cpu_load16v(p)      _mm256_loadu_si256((const __m256i *)(p))
+#define kb__cpu_store16v(p, v)  _mm256_storeu_si256((__m256i *)(p), v)
+#define kb__cpu_stream16v(p, v) _mm256_stream_si256((__m256i *)(p), v)
+#define kb__cpu_widen_fp16v(v)  _mm512_cvtph_ps(v)
+#define kb__cpu_narrow_fp16v(v) _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT)
 #else
 typedef __m128i kb__cpu_h16v;
-#define kb__cpu_load16v(p)       _mm_loadu_si128((const __m128i *)(p))
-#define kb__cpu_store16v(p, v)   _mm_storeu_si128((__m128i *)(p), v)
-#define kb__cpu_stream16v(p, v)  _mm_stream_si128((__m128i *)(p), v)
-#define kb__cpu_widen_fp16v(v)   _mm256_cvtph_ps(v)
-#define kb__cpu_narrow_fp16v(v)  _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT)
+#define kb__cpu_load16v(p)      _mm_loadu_si128((const __m128i *)(p))
+#define kb__cpu_store16v(p, v)  _mm_storeu_si128((__m128i *)(p), v)
+#define kb__cpu_stream16v(p, v) _mm_stream_si128((__m128i *)(p), v)
+#define kb__cpu_widen_fp16v(v)  _mm256_cvtph_ps(v)
+#define kb__cpu_narrow_fp16v(v) _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT)
 #endif
 
 /* The last n < KB_VLANES elements, padded: the same function gives them the

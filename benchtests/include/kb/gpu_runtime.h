@@ -4,7 +4,9 @@
  *
  * HIP when compiled by hipcc (__HIPCC__) or with KB_GPU_HIP defined, CUDA
  * otherwise. kb_gpu(Malloc) is cudaMalloc or hipMalloc, and so on for every
- * runtime name whose two spellings differ only in the prefix. */
+ * runtime name whose two spellings differ only in the prefix.
+ * KB_GPU_ATTR_TIMER_KHZ is the rate of the device-side clock64(): the
+ * multiprocessor's clock on NVIDIA, a timer of its own on AMD. */
 #ifndef KB_GPU_RUNTIME_H
 #define KB_GPU_RUNTIME_H
 
@@ -18,7 +20,6 @@
 #define KB_GPU_BACKEND           "hip"
 #define KB_GPU_ATTR_SMS          hipDeviceAttributeMultiprocessorCount
 #define KB_GPU_ATTR_CLOCK_KHZ    hipDeviceAttributeClockRate
-/* The rate of the device-side clock64(), which on AMD is a timer of its own */
 #define KB_GPU_ATTR_TIMER_KHZ    hipDeviceAttributeClockInstructionRate
 #define KB_GPU_ATTR_MEMCLOCK_KHZ hipDeviceAttributeMemoryClockRate
 #define KB_GPU_ATTR_BUS_BITS     hipDeviceAttributeMemoryBusWidth
@@ -39,7 +40,6 @@ typedef hipFuncAttributes kb_gpu_func_attrs;
 #define KB_GPU_BACKEND           "cuda"
 #define KB_GPU_ATTR_SMS          cudaDevAttrMultiProcessorCount
 #define KB_GPU_ATTR_CLOCK_KHZ    cudaDevAttrClockRate
-/* The rate of the device-side clock64(): the multiprocessor's clock */
 #define KB_GPU_ATTR_TIMER_KHZ    cudaDevAttrClockRate
 #define KB_GPU_ATTR_MEMCLOCK_KHZ cudaDevAttrMemoryClockRate
 #define KB_GPU_ATTR_BUS_BITS     cudaDevAttrGlobalMemoryBusWidth

@@ -21,8 +21,8 @@ static inline KB__V KB__L(kb__expf_clamp)(KB__V x) {
 
 /* kb__expf_result: 2^n p, or x where x is NaN. */
 static inline KB__V KB__L(kb__expf_result)(KB__V x, KB__V p, KB__V t) {
-    return KB__O(nanpass)(KB__O(float)(KB__O(addi)(KB__O(bits)(p), KB__O(expfield)(KB__O(bits)(t)))),
-                          x);
+    return KB__O(nanpass)(
+        KB__O(float)(KB__O(addi)(KB__O(bits)(p), KB__O(expfield)(KB__O(bits)(t)))), x);
 }
 
 /* kb_expf. */
@@ -110,8 +110,7 @@ static inline KB__V KB__L(kb_gelu_f32_)(KB__V x) {
 }
 
 static inline KB__V KB__L(kb_gelu_half)(KB__V x) {
-    return KB__L(kb__gelu)(x,
-                           KB__L(kb__erff_half_finite)(KB__O(mul)(x, KB__O(set)(KB__SQRT1_2F))));
+    return KB__L(kb__gelu)(x, KB__L(kb__erff_half_finite)(KB__O(mul)(x, KB__O(set)(KB__SQRT1_2F))));
 }
 
 /* -x, as C's unary minus: the sign bit flipped. */
