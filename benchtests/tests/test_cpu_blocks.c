@@ -5,7 +5,8 @@
  * widens from. The row maxima (integer compares on flipped patterns) against
  * a plain comparison loop, signs and zeros included. The streaming copies
  * (non-temporal stores past an unaligned head) against the source, at every
- * alignment and length around the 16-byte chunks, touching nothing around.
+ * alignment and length around the 32-byte chunks, touching nothing around.
+ * The first passes that ask for the next row against the plain ones.
  * Built twice: with the compiler's defaults (the scalar loops; test
  * kbench.unit.cpu_blocks) and with the kernels' flags (F16C and vector
  * loops where the machine has them; kbench.unit.cpu_blocks_native). */
@@ -125,18 +126,19 @@ static void test_max(void) {
     ASSERT(kb_cpu_max_f64(neg, 5) == -1e-300);
 }
 
-/* Every start offset within 16 bytes and every length up to 40 elements:
- * the copy is exact and the elements just outside it are untouched. */
+/* Every start offset within 32 bytes (the widest stores: AVX) and every
+ * length up to 40 elements: the copy is exact and the elements just outside
+ * it are untouched. */
 static void test_stream_copies(void) {
-    static float f_src[48], f_dst[48 + 8];
-    static double d_src[48], d_dst[48 + 8];
+    static float f_src[48], f_dst[48 + 16] __attribute__((aligned(64)));
+    static double d_src[48], d_dst[48 + 16] __attribute__((aligned(64)));
     for (size_t i = 0; i < 48; i++) {
         f_src[i] = (float)i + 0.5f;
         d_src[i] = (double)i + 0.25;
     }
-    for (size_t off = 0; off < 4; off++)
+    for (size_t off = 0; off < 8; off++)
         for (size_t n = 0; n <= 40; n++) {
-            for (size_t i = 0; i < 48 + 8; i++) f_dst[i] = d_dst[i] = -1.0f;
+            for (size_t i = 0; i < 48 + 16; i++) f_dst[i] = d_dst[i] = -1.0f;
             kb_cpu_stream_f32(f_dst + 1 + off, f_src, n);
             kb_cpu_stream_f64(d_dst + 1 + off, d_src, n);
             kb_cpu_stream_fence();
@@ -147,6 +149,45 @@ static void test_stream_copies(void) {
             ASSERT(f_dst[off] == -1.0f && f_dst[1 + off + n] == -1.0f);
             ASSERT(d_dst[off] == -1.0 && d_dst[1 + off + n] == -1.0);
         }
+}
+
+/* The first passes that ask for the next row as they go give the plain
+ * passes' results bit for bit, with and without a next row, at every length
+ * around the 32-lane blocks; kb_cpu_next_row is NULL after the last row. */
+static void test_ahead(void) {
+    enum { N = 100 };
+    static float f[2 * N], wf[N], gf[N];
+    static double d[2 * N];
+    static uint16_t h[2 * N];
+    for (size_t i = 0; i < 2 * N; i++) {
+        f[i] = (float)sin((double)i * 0.37) * 1e3f;
+        d[i] = cos((double)i * 0.61) * 1e-3;
+        h[i] = (uint16_t)(i * 2654435761u >> 7);
+    }
+    for (size_t n = 1; n <= N; n++) {
+        ASSERT(kb_f32_to_bits(kb_cpu_sum_ahead_f32(f, n, f + n)) ==
+               kb_f32_to_bits(kb_cpu_sum_f32(f, n)));
+        ASSERT(kb_f64_to_bits(kb_cpu_sum_ahead_f64(d, n, d + n)) ==
+               kb_f64_to_bits(kb_cpu_sum_f64(d, n)));
+        ASSERT(kb_cpu_max_ahead_f32(f, n, f + n) == kb_cpu_max_f32(f, n));
+        double naive = 0.0;
+        float top = f[0];
+        for (size_t i = 0; i < n; i++) {
+            naive += f[i];
+            top = f[i] > top ? f[i] : top;
+        }
+        ASSERT(fabs(kb_cpu_sum_ahead_f32(f, n, f + n) - naive) <= 1e-3 * (double)n);
+        ASSERT(kb_cpu_max_ahead_f32(f, n, f + n) == top);
+        ASSERT(kb_cpu_max_ahead_f64(d, n, NULL) == kb_cpu_max_f64(d, n));
+        for (int p = 0; p < 2; p++) {
+            const kb_prec prec = p ? KB_BF16 : KB_FP16;
+            kb_cpu_to_f32_ahead(gf, h, prec, 3, n, h + 3 + n);
+            for (size_t i = 0; i < n; i++) wf[i] = widen(prec, h[3 + i]);
+            for (size_t i = 0; i < n; i++) ASSERT(same_f32(gf[i], wf[i]));
+        }
+    }
+    ASSERT(kb_cpu_next_row(f, 0, 2, 8) == (const void *)((const char *)f + 8));
+    ASSERT(kb_cpu_next_row(f, 1, 2, 8) == NULL);
 }
 
 /* Streaming is for outputs larger than the last cache, made of rows of
@@ -176,6 +217,7 @@ int main(void) {
     RUN_TEST(test_bf16_narrow);
     RUN_TEST(test_max);
     RUN_TEST(test_stream_copies);
+    RUN_TEST(test_ahead);
     RUN_TEST(test_streams_rows);
     return kb_test_summary();
 }

@@ -66,7 +66,7 @@ static inline void kb_cpu_to_f32_ahead(float *restrict dst, const void *restrict
         for (size_t j = 0; j < 32; j++) dst[i + j] = kb_f16_to_f32(s[i + j]);
 #endif
     }
-    kb__cpu_ask(next, i * sizeof *s);
+    if (i < n) kb__cpu_ask(next, i * sizeof *s); /* the line of the tail */
     if (p == KB_BF16)
         for (; i < n; i++) dst[i] = kb_bf16_to_f32(s[i]);
     else
