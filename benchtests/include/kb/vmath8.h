@@ -35,55 +35,63 @@
 typedef __m256 kb_f32x8;
 typedef __m256i kb__vint8;
 
-/* The primitives kb/vmath_lanes.h is written in, eight lanes. */
-static inline kb_f32x8 kb__vset8(float v) {
-    return _mm256_set1_ps(v);
-}
-static inline kb_f32x8 kb__vfma8(kb_f32x8 a, kb_f32x8 b, kb_f32x8 c) {
-    return _mm256_fmadd_ps(a, b, c);
-}
-static inline kb_f32x8 kb__vmul8(kb_f32x8 a, kb_f32x8 b) {
-    return _mm256_mul_ps(a, b);
-}
-static inline kb_f32x8 kb__vadd8(kb_f32x8 a, kb_f32x8 b) {
-    return _mm256_add_ps(a, b);
-}
-static inline kb_f32x8 kb__vsub8(kb_f32x8 a, kb_f32x8 b) {
-    return _mm256_sub_ps(a, b);
-}
-static inline kb_f32x8 kb__vdiv8(kb_f32x8 a, kb_f32x8 b) {
-    return _mm256_div_ps(a, b);
-}
-static inline kb_f32x8 kb__vmin8(kb_f32x8 a, kb_f32x8 b) {
-    return _mm256_min_ps(a, b);
-}
-static inline kb_f32x8 kb__vmax8(kb_f32x8 a, kb_f32x8 b) {
-    return _mm256_max_ps(a, b);
-}
-static inline kb__vint8 kb__vbits8(kb_f32x8 v) {
-    return _mm256_castps_si256(v);
-}
-static inline kb_f32x8 kb__vfloat8(kb__vint8 v) {
-    return _mm256_castsi256_ps(v);
-}
-static inline kb__vint8 kb__vaddi8(kb__vint8 a, kb__vint8 b) {
-    return _mm256_add_epi32(a, b);
-}
-static inline kb__vint8 kb__vori8(kb__vint8 a, kb__vint8 b) {
-    return _mm256_or_si256(a, b);
-}
-static inline kb__vint8 kb__vexpfield8(kb__vint8 v) {
-    return _mm256_slli_epi32(v, 23);
-}
-static inline kb__vint8 kb__vandi8(kb__vint8 v, uint32_t k) {
-    return _mm256_and_si256(v, _mm256_set1_epi32((int)k));
-}
-static inline kb__vint8 kb__vxori8(kb__vint8 v, uint32_t k) {
-    return _mm256_xor_si256(v, _mm256_set1_epi32((int)k));
-}
-static inline kb__vint8 kb__vminu8(kb__vint8 v, uint32_t k) {
-    return _mm256_min_epu32(v, _mm256_set1_epi32((int)k));
-}
+/* The primitives kb/vmath_lanes.h is written in, for W lanes of floats V
+ * and of 32-bit integers I, with the intrinsics' prefix MM (_mm256, _mm512)
+ * and integer suffix SI (si256, si512); each width adds its NaN select. The
+ * sign flip is an integer xor at every width (the float one needs
+ * AVX-512DQ at sixteen). */
+#define KB__VPRIMITIVES(W, V, I, MM, SI)                                                           \
+    static inline V kb__vset##W(float v) {                                                         \
+        return MM##_set1_ps(v);                                                                    \
+    }                                                                                              \
+    static inline V kb__vfma##W(V a, V b, V c) {                                                   \
+        return MM##_fmadd_ps(a, b, c);                                                             \
+    }                                                                                              \
+    static inline V kb__vmul##W(V a, V b) {                                                        \
+        return MM##_mul_ps(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vadd##W(V a, V b) {                                                        \
+        return MM##_add_ps(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vsub##W(V a, V b) {                                                        \
+        return MM##_sub_ps(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vdiv##W(V a, V b) {                                                        \
+        return MM##_div_ps(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vmin##W(V a, V b) {                                                        \
+        return MM##_min_ps(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vmax##W(V a, V b) {                                                        \
+        return MM##_max_ps(a, b);                                                                  \
+    }                                                                                              \
+    static inline I kb__vbits##W(V v) {                                                            \
+        return MM##_castps_##SI(v);                                                                \
+    }                                                                                              \
+    static inline V kb__vfloat##W(I v) {                                                           \
+        return MM##_cast##SI##_ps(v);                                                              \
+    }                                                                                              \
+    static inline I kb__vaddi##W(I a, I b) {                                                       \
+        return MM##_add_epi32(a, b);                                                               \
+    }                                                                                              \
+    static inline I kb__vori##W(I a, I b) {                                                        \
+        return MM##_or_##SI(a, b);                                                                 \
+    }                                                                                              \
+    /* n into the exponent field: n << 23 */                                                       \
+    static inline I kb__vexpfield##W(I v) {                                                        \
+        return MM##_slli_epi32(v, 23);                                                             \
+    }                                                                                              \
+    static inline I kb__vandi##W(I v, uint32_t k) {                                                \
+        return MM##_and_##SI(v, MM##_set1_epi32((int)k));                                          \
+    }                                                                                              \
+    static inline I kb__vxori##W(I v, uint32_t k) {                                                \
+        return MM##_xor_##SI(v, MM##_set1_epi32((int)k));                                          \
+    }                                                                                              \
+    static inline I kb__vminu##W(I v, uint32_t k) {                                                \
+        return MM##_min_epu32(v, MM##_set1_epi32((int)k));                                         \
+    }
+
+KB__VPRIMITIVES(8, kb_f32x8, kb__vint8, _mm256, si256)
 /* x where x is NaN, else y. */
 static inline kb_f32x8 kb__vnanpass8(kb_f32x8 y, kb_f32x8 x) {
     return _mm256_blendv_ps(y, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
@@ -103,56 +111,7 @@ static inline kb_f32x8 kb__vnanpass8(kb_f32x8 y, kb_f32x8 x) {
 typedef __m512 kb_f32x16;
 typedef __m512i kb__vint16;
 
-/* The same primitives on sixteen lanes (AVX-512F alone: the float xor of
- * AVX-512DQ is not needed, the sign flip is an integer one at every width). */
-static inline kb_f32x16 kb__vset16(float v) {
-    return _mm512_set1_ps(v);
-}
-static inline kb_f32x16 kb__vfma16(kb_f32x16 a, kb_f32x16 b, kb_f32x16 c) {
-    return _mm512_fmadd_ps(a, b, c);
-}
-static inline kb_f32x16 kb__vmul16(kb_f32x16 a, kb_f32x16 b) {
-    return _mm512_mul_ps(a, b);
-}
-static inline kb_f32x16 kb__vadd16(kb_f32x16 a, kb_f32x16 b) {
-    return _mm512_add_ps(a, b);
-}
-static inline kb_f32x16 kb__vsub16(kb_f32x16 a, kb_f32x16 b) {
-    return _mm512_sub_ps(a, b);
-}
-static inline kb_f32x16 kb__vdiv16(kb_f32x16 a, kb_f32x16 b) {
-    return _mm512_div_ps(a, b);
-}
-static inline kb_f32x16 kb__vmin16(kb_f32x16 a, kb_f32x16 b) {
-    return _mm512_min_ps(a, b);
-}
-static inline kb_f32x16 kb__vmax16(kb_f32x16 a, kb_f32x16 b) {
-    return _mm512_max_ps(a, b);
-}
-static inline kb__vint16 kb__vbits16(kb_f32x16 v) {
-    return _mm512_castps_si512(v);
-}
-static inline kb_f32x16 kb__vfloat16(kb__vint16 v) {
-    return _mm512_castsi512_ps(v);
-}
-static inline kb__vint16 kb__vaddi16(kb__vint16 a, kb__vint16 b) {
-    return _mm512_add_epi32(a, b);
-}
-static inline kb__vint16 kb__vori16(kb__vint16 a, kb__vint16 b) {
-    return _mm512_or_si512(a, b);
-}
-static inline kb__vint16 kb__vexpfield16(kb__vint16 v) {
-    return _mm512_slli_epi32(v, 23);
-}
-static inline kb__vint16 kb__vandi16(kb__vint16 v, uint32_t k) {
-    return _mm512_and_si512(v, _mm512_set1_epi32((int)k));
-}
-static inline kb__vint16 kb__vxori16(kb__vint16 v, uint32_t k) {
-    return _mm512_xor_si512(v, _mm512_set1_epi32((int)k));
-}
-static inline kb__vint16 kb__vminu16(kb__vint16 v, uint32_t k) {
-    return _mm512_min_epu32(v, _mm512_set1_epi32((int)k));
-}
+KB__VPRIMITIVES(16, kb_f32x16, kb__vint16, _mm512, si512)
 static inline kb_f32x16 kb__vnanpass16(kb_f32x16 y, kb_f32x16 x) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), y, x);
 }
