@@ -4,10 +4,11 @@
  * primitives declared. Each function performs its scalar form's operations
  * in the same order with the same constants, so every width gives the same
  * results bit for bit (kbench.unit.vmath8 and kbench.numerics.vmath8 check
- * it). No include guard: meant to be included more than once. */
+ * it). No include guard: kb/vmath8.h includes it more than once. */
 #ifndef KB__W
-#error "kb/vmath_lanes.h is included by kb/vmath8.h, which defines KB__W"
-#endif
+/* Included on its own: kb/vmath8.h includes it once per width it has. */
+#include "kb/vmath8.h"
+#else
 
 #define KB__V       KB__CAT(kb_f32x, KB__W)
 #define KB__L(name) KB__CAT(name, KB__W)
@@ -130,3 +131,5 @@ static inline KB__V KB__L(kb_swish_half)(KB__V x) {
 #undef KB__V
 #undef KB__L
 #undef KB__O
+
+#endif
