@@ -27,12 +27,15 @@ endif()
 # Whether those flags let the compiler emit AVX-512, which valgrind does not
 # emulate: the memcheck dashboard then leaves out the tests labelled
 # `native` (the ones that run code built with these flags; docs/cdash.md).
+# Checked at every configure (the flags or the machine may have changed
+# since the cached answer).
 include(CheckCSourceCompiles)
-set(CMAKE_REQUIRED_FLAGS "${KBENCH_KERNEL_FLAGS}")
-list(JOIN CMAKE_REQUIRED_FLAGS " " CMAKE_REQUIRED_FLAGS)
+set(_kb_saved_required_flags "${CMAKE_REQUIRED_FLAGS}")
+list(JOIN KBENCH_KERNEL_FLAGS " " CMAKE_REQUIRED_FLAGS)
+unset(KBENCH_KERNELS_AVX512 CACHE)
 check_c_source_compiles("#ifndef __AVX512F__\n#error no AVX-512\n#endif\nint main(void) { return 0; }"
   KBENCH_KERNELS_AVX512)
-unset(CMAKE_REQUIRED_FLAGS)
+set(CMAKE_REQUIRED_FLAGS "${_kb_saved_required_flags}")
 add_library(kb_kernel_flags INTERFACE)
 # Plain flags, no generator expressions: kbench_add_kernel also reads them
 # back (INTERFACE_COMPILE_OPTIONS) for the build information of the drivers.

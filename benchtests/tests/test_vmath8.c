@@ -127,8 +127,11 @@ static void test_patterns(void) {
 
 /* kb/cpu8.h's maps (on the widest vectors) over every length up to three
  * vectors (whole vectors and tails) and a few around bf16's blocks, at
- * offsets 0 .. 7 elements, against the scalar function with guards around
- * the output; both the cached and the streaming stores. */
+ * offsets 0 .. KB_VLANES - 1 elements, against the scalar function with
+ * guards around the output; both the cached and the streaming stores (the
+ * maps stream where the output is aligned for their widest stores: offset
+ * 0 for floats, offsets 0 and 8 for fp16 at sixteen lanes, every eighth for
+ * bf16; an alignment check too loose would fault or fail at the others). */
 static kb_f32v expf_mapv(kb_f32v x) {
     return kb_expfv(x);
 }
@@ -141,7 +144,7 @@ static void check_map(kb_prec prec, int stream) {
                              2 * KB_CPU_MAP_BLOCK + 13, N};
     _Alignas(64) uint16_t x16[N + 2 * PAD], y16[N + 2 * PAD];
     _Alignas(64) float x32[N + 2 * PAD], y32[N + 2 * PAD];
-    for (size_t off = 0; off < 8; off++)
+    for (size_t off = 0; off < KB_VLANES; off++)
         for (size_t k = 0; k < SHORT + sizeof longer / sizeof longer[0]; k++) {
             const size_t n = k < SHORT ? k : longer[k - SHORT];
             for (size_t i = 0; i < N + 2 * PAD; i++) {

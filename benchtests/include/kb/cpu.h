@@ -66,7 +66,7 @@ static inline void kb_cpu_to_f32_ahead(float *restrict dst, const void *restrict
         for (size_t j = 0; j < 32; j++) dst[i + j] = kb_f16_to_f32(s[i + j]);
 #endif
     }
-    if (i < n) kb__cpu_ask(next, i * sizeof *s); /* the line of the tail */
+    for (size_t b = i * sizeof *s; b < n * sizeof *s; b += 64) kb__cpu_ask(next, b); /* the tail */
     if (p == KB_BF16)
         for (; i < n; i++) dst[i] = kb_bf16_to_f32(s[i]);
     else
@@ -172,6 +172,8 @@ static inline void kb__cpu_stream_bytes(void *restrict dst, const void *restrict
 #endif
     memcpy(d + i, s + i, bytes - i);
 }
+#undef KB__CPU_NT
+#undef kb__cpu_nt_store
 
 static inline void kb_cpu_stream_f32(float *restrict dst, const float *restrict src, size_t n) {
     kb__cpu_stream_bytes(dst, src, n * sizeof *dst);
@@ -241,6 +243,7 @@ static inline uint64_t kb__cpu_flip64(uint64_t u) {
                 acc[j] = k > acc[j] ? k : acc[j];                                                  \
             }                                                                                      \
         }                                                                                          \
+        for (size_t b = nv * sizeof(T); b < n * sizeof(T); b += 64) kb__cpu_ask(next, b);          \
         I m = acc[0];                                                                              \
         for (size_t j = 1; j < KB_CPU_LANES; j++) m = acc[j] > m ? acc[j] : m;                     \
         for (size_t i = nv; i < n; i++) {                                                          \
@@ -268,6 +271,7 @@ KB__CPU_MAX(double, f64, int64_t, uint64_t, kb__cpu_flip64, kb_f64_to_bits, kb_b
                 kb__cpu_ask(next, i * sizeof(T) + b);                                              \
             for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] += x[i + j];                          \
         }                                                                                          \
+        for (size_t b = nv * sizeof(T); b < n * sizeof(T); b += 64) kb__cpu_ask(next, b);          \
         T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
         for (size_t i = nv; i < n; i++) sum += x[i];                                               \
         return sum;                                                                                \

@@ -123,6 +123,7 @@ static inline kb_f32x16 kb__vnanpass16(kb_f32x16 y, kb_f32x16 x) {
 #else
 #define KB_VMATH16 0
 #endif
+#undef KB__VPRIMITIVES
 
 /* The widest of them: what the kernels' loops use. */
 #if KB_VMATH16
