@@ -5,10 +5,11 @@
  * in the same order with the same constants, so every width gives the same
  * results bit for bit (kbench.unit.vmath8 and kbench.numerics.vmath8 check
  * it). No include guard: kb/vmath8.h includes it more than once. */
-#ifndef KB__W
-/* Included on its own: kb/vmath8.h includes it once per width it has. */
-#include "kb/vmath8.h"
-#else
+#include "kb/vmath.h" /* the scalar forms' constants */
+
+/* Included on its own (KB__W not defined) it adds nothing to kb/vmath.h:
+ * include kb/vmath8.h. */
+#ifdef KB__W
 
 #define KB__V       KB__CAT(kb_f32x, KB__W)
 #define KB__L(name) KB__CAT(name, KB__W)
