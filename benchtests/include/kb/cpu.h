@@ -95,12 +95,30 @@ static inline __m128i kb__cpu_bf16_8(__m256 v) {
 }
 #endif
 
+#ifdef __AVX512F__
+/* The same on 16 floats (AVX-512F): the NaN select by a mask, the narrowing
+ * by truncation of lanes that are below 2^16. */
+static inline __m256i kb__cpu_bf16_16(__m512 v) {
+    const __m512i u = _mm512_castps_si512(v), hi = _mm512_srli_epi32(u, 16);
+    const __m512i odd = _mm512_and_si512(hi, _mm512_set1_epi32(1));
+    const __m512i rounded = _mm512_srli_epi32(
+        _mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), odd), 16);
+    const __m512i quiet = _mm512_or_si512(hi, _mm512_set1_epi32(0x40));
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
+}
+#endif
+
 /* dst[off + i] = src[i] for i < n, rounded to p (KB_FP16 or KB_BF16). */
 static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
                                    const float *restrict src, size_t n) {
     uint16_t *restrict d = (uint16_t *)dst + off;
     if (p == KB_BF16) {
         size_t i = 0;
+#ifdef __AVX512F__
+        for (const size_t nv = n - n % 16; i < nv; i += 16)
+            _mm256_storeu_si256((__m256i *)(d + i), kb__cpu_bf16_16(_mm512_loadu_ps(src + i)));
+#endif
 #ifdef __AVX2__
         for (const size_t nv = n - n % 8; i < nv; i += 8)
             _mm_storeu_si128((__m128i *)(d + i), kb__cpu_bf16_8(_mm256_loadu_ps(src + i)));

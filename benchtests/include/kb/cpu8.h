@@ -37,6 +37,7 @@ typedef __m256i kb__cpu_h16v;
 #define kb__cpu_stream16v(p, v) _mm256_stream_si256((__m256i *)(p), v)
 #define kb__cpu_widen_fp16v(v)  _mm512_cvtph_ps(v)
 #define kb__cpu_narrow_fp16v(v) _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT)
+#define kb__cpu_narrow_bf16v(v) kb__cpu_bf16_16(v)
 #else
 typedef __m128i kb__cpu_h16v;
 #define kb__cpu_load16v(p)      _mm_loadu_si128((const __m128i *)(p))
@@ -44,6 +45,7 @@ typedef __m128i kb__cpu_h16v;
 #define kb__cpu_stream16v(p, v) _mm_stream_si128((__m128i *)(p), v)
 #define kb__cpu_widen_fp16v(v)  _mm256_cvtph_ps(v)
 #define kb__cpu_narrow_fp16v(v) _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT)
+#define kb__cpu_narrow_bf16v(v) kb__cpu_bf16_8(v)
 #endif
 
 /* The last n < KB_VLANES elements, padded: the same function gives them the
@@ -91,8 +93,8 @@ KB__CPU8_INLINE void kb_cpu8_store16(uint16_t *y, __m128i v, int stream) {
  * conversions take several instructions and constants each, and in the
  * same loop as a function of GELU's size they left too few registers (bf16
  * GELU ran 25 % slower in L1 than through scratch; fp16, converted by one
- * instruction each way, ran as fast or faster fused). Narrowed eight at a
- * time (kb_cpu8_narrow). */
+ * instruction each way, ran as fast or faster fused). Narrowed a vector
+ * at a time (kb__cpu_bf16_8 / _16). */
 KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv f, const uint16_t *restrict x,
                                           uint16_t *restrict y, size_t n, int stream) {
     float b[KB_CPU_MAP_BLOCK];
@@ -103,10 +105,14 @@ KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv f, const uint16_t *restrict
         for (size_t i = 0; i < mv; i += KB_VLANES)
             KB_MMV(storeu_ps)(b + i, f(KB_MMV(loadu_ps)(b + i)));
         if (mv < m) kb__cpu_tail_f32v(f, b + mv, b + mv, m - mv);
-        const size_t m8 = m - m % 8;
-        for (size_t i = 0; i < m8; i += 8)
-            kb_cpu8_store16(y + off + i, kb_cpu8_narrow(KB_BF16, _mm256_loadu_ps(b + i)), stream);
-        kb_cpu_from_f32(y, KB_BF16, off + m8, b + m8, m - m8);
+        for (size_t i = 0; i < mv; i += KB_VLANES) {
+            const kb__cpu_h16v h = kb__cpu_narrow_bf16v(KB_MMV(loadu_ps)(b + i));
+            if (stream)
+                kb__cpu_stream16v(y + off + i, h);
+            else
+                kb__cpu_store16v(y + off + i, h);
+        }
+        kb_cpu_from_f32(y, KB_BF16, off + mv, b + mv, m - mv);
     }
 }
 
@@ -130,11 +136,10 @@ KB__CPU8_INLINE void kb__cpu_fused_fp16v(kb_cpu_fnv f, const uint16_t *restrict 
     }
 }
 
-/* y[i] = f(x[i]) for n fp16/bf16 values, computed in float. fp16 streams
- * whole vectors of KB_VLANES values, bf16 eight at a time. */
+/* y[i] = f(x[i]) for n fp16/bf16 values, computed in float; both stream
+ * whole vectors of KB_VLANES values. */
 KB__CPU8_INLINE void kb_cpu_mapv_half(const kb_args *a, kb_cpu_fnv f, size_t n) {
-    const size_t align = a->prec == KB_BF16 ? 16 : KB_VLANES * sizeof(uint16_t);
-    const int stream = kb_cpu_streams(a, a->out[0], n * sizeof(uint16_t), align);
+    const int stream = kb_cpu_streams(a, a->out[0], n * sizeof(uint16_t), KB_VLANES * 2);
     if (a->prec == KB_BF16)
         kb__cpu_blocks_bf16v(f, a->in[0], a->out[0], n, stream);
     else
