@@ -31,7 +31,7 @@
  * was no faster than 256). */
 #define KB_CPU_MAP_BLOCK 256
 
-/* Asks for the 64-byte line at p + at into L2 when p is not NULL: a row
+/* Asks for the 64-byte lines of p[from .. to) into L2 when p is not NULL: a row
  * kernel's first pass over a row asks, line for line, for the next row
  * (kb_cpu_next_row), so that its read is under way while this row's
  * passes run in cache, spread over the pass rather than asked all at
@@ -40,8 +40,9 @@
  * and the spread requests 45: the burst fills the queue of misses the
  * pass's own loads wait in. Into L2, not L1: on a Zen 3 a next row of
  * doubles in L1 evicted the current one and was slower.) */
-static inline void kb__cpu_ask(const void *p, size_t at) {
-    if (p) __builtin_prefetch((const char *)p + at, 0, 2);
+static inline void kb__cpu_ask(const void *p, size_t from, size_t to) {
+    if (p)
+        for (size_t at = from; at < to; at += 64) __builtin_prefetch((const char *)p + at, 0, 2);
 }
 
 /* dst[i] = src[off + i] for i < n, widened to float. p is KB_FP16 or KB_BF16.
@@ -52,7 +53,7 @@ static inline void kb_cpu_to_f32_ahead(float *restrict dst, const void *restrict
     size_t i = 0;
     /* 32 values, 64 bytes, a line of next at a time. */
     for (const size_t nl = n - n % 32; i < nl; i += 32) {
-        kb__cpu_ask(next, i * sizeof *s);
+        kb__cpu_ask(next, i * sizeof *s, (i + 32) * sizeof *s);
         if (p == KB_BF16) {
             for (size_t j = 0; j < 32; j++) dst[i + j] = kb_bf16_to_f32(s[i + j]);
             continue;
@@ -66,7 +67,7 @@ static inline void kb_cpu_to_f32_ahead(float *restrict dst, const void *restrict
         for (size_t j = 0; j < 32; j++) dst[i + j] = kb_f16_to_f32(s[i + j]);
 #endif
     }
-    for (size_t b = i * sizeof *s; b < n * sizeof *s; b += 64) kb__cpu_ask(next, b); /* the tail */
+    kb__cpu_ask(next, i * sizeof *s, n * sizeof *s); /* the tail */
     if (p == KB_BF16)
         for (; i < n; i++) dst[i] = kb_bf16_to_f32(s[i]);
     else
@@ -254,14 +255,13 @@ static inline uint64_t kb__cpu_flip64(uint64_t u) {
         I acc[KB_CPU_LANES];                                                                       \
         for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] = IMIN;                                   \
         for (size_t i = 0; i < nv; i += KB_CPU_LANES) {                                            \
-            for (size_t b = 0; b < KB_CPU_LANES * sizeof(T); b += 64)                              \
-                kb__cpu_ask(next, i * sizeof(T) + b);                                              \
+            kb__cpu_ask(next, i * sizeof(T), (i + KB_CPU_LANES) * sizeof(T));                      \
             for (size_t j = 0; j < KB_CPU_LANES; j++) {                                            \
                 const I k = (I)FLIP(TO_BITS(x[i + j]));                                            \
                 acc[j] = k > acc[j] ? k : acc[j];                                                  \
             }                                                                                      \
         }                                                                                          \
-        for (size_t b = nv * sizeof(T); b < n * sizeof(T); b += 64) kb__cpu_ask(next, b);          \
+        kb__cpu_ask(next, nv * sizeof(T), n * sizeof(T));                                          \
         I m = acc[0];                                                                              \
         for (size_t j = 1; j < KB_CPU_LANES; j++) m = acc[j] > m ? acc[j] : m;                     \
         for (size_t i = nv; i < n; i++) {                                                          \
@@ -285,11 +285,10 @@ KB__CPU_MAX(double, f64, int64_t, uint64_t, kb__cpu_flip64, kb_f64_to_bits, kb_b
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
         T acc[KB_CPU_LANES] = {0};                                                                 \
         for (size_t i = 0; i < nv; i += KB_CPU_LANES) {                                            \
-            for (size_t b = 0; b < KB_CPU_LANES * sizeof(T); b += 64)                              \
-                kb__cpu_ask(next, i * sizeof(T) + b);                                              \
+            kb__cpu_ask(next, i * sizeof(T), (i + KB_CPU_LANES) * sizeof(T));                      \
             for (size_t j = 0; j < KB_CPU_LANES; j++) acc[j] += x[i + j];                          \
         }                                                                                          \
-        for (size_t b = nv * sizeof(T); b < n * sizeof(T); b += 64) kb__cpu_ask(next, b);          \
+        kb__cpu_ask(next, nv * sizeof(T), n * sizeof(T));                                          \
         T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
         for (size_t i = nv; i < n; i++) sum += x[i];                                               \
         return sum;                                                                                \

@@ -48,6 +48,15 @@ typedef __m128i kb__cpu_h16v;
 #define kb__cpu_narrow_bf16v(v) kb__cpu_bf16_8(v)
 #endif
 
+/* KB_VLANES 16-bit values to y, non-temporal when `stream` (y then aligned
+ * to their size; kb_cpu_stream_fence() before the kernel returns). */
+KB__CPU8_INLINE void kb__cpu_put16v(uint16_t *y, kb__cpu_h16v h, int stream) {
+    if (stream)
+        kb__cpu_stream16v(y, h);
+    else
+        kb__cpu_store16v(y, h);
+}
+
 /* The last n < KB_VLANES elements, padded: the same function gives them the
  * same results as the full vectors would. */
 KB__CPU8_INLINE void kb__cpu_tail_f32v(kb_cpu_fnv f, const float *x, float *y, size_t n) {
@@ -105,13 +114,8 @@ KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv f, const uint16_t *restrict
         for (size_t i = 0; i < mv; i += KB_VLANES)
             KB_MMV(storeu_ps)(b + i, f(KB_MMV(loadu_ps)(b + i)));
         if (mv < m) kb__cpu_tail_f32v(f, b + mv, b + mv, m - mv);
-        for (size_t i = 0; i < mv; i += KB_VLANES) {
-            const kb__cpu_h16v h = kb__cpu_narrow_bf16v(KB_MMV(loadu_ps)(b + i));
-            if (stream)
-                kb__cpu_stream16v(y + off + i, h);
-            else
-                kb__cpu_store16v(y + off + i, h);
-        }
+        for (size_t i = 0; i < mv; i += KB_VLANES)
+            kb__cpu_put16v(y + off + i, kb__cpu_narrow_bf16v(KB_MMV(loadu_ps)(b + i)), stream);
         kb_cpu_from_f32(y, KB_BF16, off + mv, b + mv, m - mv);
     }
 }
@@ -121,13 +125,9 @@ KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv f, const uint16_t *restrict
 KB__CPU8_INLINE void kb__cpu_fused_fp16v(kb_cpu_fnv f, const uint16_t *restrict x,
                                          uint16_t *restrict y, size_t n, int stream) {
     const size_t nv = n - n % KB_VLANES;
-    for (size_t i = 0; i < nv; i += KB_VLANES) {
-        const kb__cpu_h16v h = kb__cpu_narrow_fp16v(f(kb__cpu_widen_fp16v(kb__cpu_load16v(x + i))));
-        if (stream)
-            kb__cpu_stream16v(y + i, h);
-        else
-            kb__cpu_store16v(y + i, h);
-    }
+    for (size_t i = 0; i < nv; i += KB_VLANES)
+        kb__cpu_put16v(y + i, kb__cpu_narrow_fp16v(f(kb__cpu_widen_fp16v(kb__cpu_load16v(x + i)))),
+                       stream);
     if (nv < n) {
         float b[KB_VLANES];
         kb_cpu_to_f32(b, x, KB_FP16, nv, n - nv);
