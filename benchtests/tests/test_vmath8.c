@@ -6,7 +6,9 @@
  * where the functions change behaviour: the clamps of exp and erf, erf's cap
  * at 1, zero, the infinities and NaNs. And kb/cpu8.h's elementwise maps
  * against the scalar functions over every length up to three vectors and
- * around bf16's scratch blocks, in float, fp16 and bf16, streamed and not.
+ * around bf16's scratch blocks, in float, fp16 and bf16, streamed and not;
+ * and its row passes (the fused first passes, the last pass's stores)
+ * against kb/cpu.h's scalar ones.
  * Built with the kernels' flags; without AVX2, FMA and F16C there is
  * nothing to compare, and the test reports Skipped, saying so. */
 #include "kb/cpu8.h"
@@ -14,6 +16,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #if KB_VMATH8
 
@@ -195,9 +198,77 @@ static void test_maps(void) {
     }
 }
 
+/* kb/cpu8.h's first row passes against kb_cpu_to_f32 and then
+ * kb_cpu_sum_f32 / kb_cpu_max_f32, bit for bit (the widened row and the
+ * reduction), over every length up to three KB_CPU_LANES and at offsets up
+ * to a vector, with and without a next row to ask for. The maximum sees
+ * every kind of pattern, NaN and infinities included (both forms order the
+ * same integers); the sums finite ones, of both signs. */
+static void check_first_passes(kb_prec p) {
+    enum { N = 3 * KB_CPU_LANES + 1, PAD = KB_VLANES };
+    uint16_t h[N + PAD], fin[N + PAD];
+    float got[N], want[N];
+    for (size_t i = 0; i < N + PAD; i++) {
+        h[i] = (uint16_t)(i * 2654435761u >> 7);
+        fin[i] = h[i] & 0xbfff; /* the exponent's top bit clear: finite */
+    }
+    for (size_t off = 0; off < PAD; off++)
+        for (size_t n = 1; n <= N; n++) {
+            const void *next = n % 2 ? h : NULL;
+            const float max = kb_cpu_to_f32_maxv(got, h + off, p, n, next);
+            kb_cpu_to_f32(want, h + off, p, 0, n);
+            ASSERT(memcmp(got, want, n * sizeof *got) == 0);
+            ASSERT(kb_f32_to_bits(max) == kb_f32_to_bits(kb_cpu_max_f32(want, n)));
+            const float sum = kb_cpu_to_f32_sumv(got, fin + off, p, n, next);
+            kb_cpu_to_f32(want, fin + off, p, 0, n);
+            ASSERT(memcmp(got, want, n * sizeof *got) == 0);
+            if (kb_f32_to_bits(sum) != kb_f32_to_bits(kb_cpu_sum_f32(want, n)))
+                KB_TEST_FAIL("%s sum, offset %zu, n %zu: %a, kb_cpu_sum_f32 %a", kb_prec_name(p),
+                             off, n, (double)sum, (double)kb_cpu_sum_f32(want, n));
+        }
+}
+
+/* The row kernels' last-pass stores: rounded as kb_cpu_from_f32 rounds
+ * (NaN, infinities, denormals and ties among the inputs), cached or
+ * streamed to an aligned y, nothing written past the vector. */
+static void check_stores(void) {
+    _Alignas(64) float x[KB_VLANES], yf[2 * KB_VLANES];
+    _Alignas(64) double xd[KB_VLANES64], yd[2 * KB_VLANES64];
+    _Alignas(64) uint16_t yh[2 * KB_VLANES], want[KB_VLANES];
+    for (uint32_t base = 0; base < 0xffffffffu - 0x01000193u * KB_VLANES;
+         base += 0x01000193u * KB_VLANES)
+        for (int stream = 0; stream < 2; stream++) {
+            for (size_t i = 0; i < KB_VLANES; i++)
+                x[i] = kb_bits_to_f32(base + 0x01000193u * (uint32_t)i);
+            for (size_t i = 0; i < KB_VLANES64; i++) xd[i] = (double)x[i] * 1.25;
+            for (int q = 0; q < 2; q++) {
+                const kb_prec p = q ? KB_BF16 : KB_FP16;
+                memset(yh, 0xab, sizeof yh);
+                kb_cpu_store_halfv(p, yh, KB_MMV(load_ps)(x), stream);
+                kb_cpu_from_f32(want, p, 0, x, KB_VLANES);
+                ASSERT(memcmp(yh, want, sizeof want) == 0);
+                ASSERT(yh[KB_VLANES] == 0xabab && yh[2 * KB_VLANES - 1] == 0xabab);
+            }
+            memset(yf, 0xab, sizeof yf);
+            memset(yd, 0xab, sizeof yd);
+            kb_cpu_store_f32v(yf, KB_MMV(load_ps)(x), stream);
+            kb_cpu_store_f64v(yd, KB_MMV(load_pd)(xd), stream);
+            kb_cpu_stream_fence();
+            ASSERT(memcmp(yf, x, sizeof x) == 0 && memcmp(yd, xd, sizeof xd) == 0);
+            ASSERT(kb_f32_to_bits(yf[KB_VLANES]) == 0xababababu);
+        }
+}
+
+static void test_rows(void) {
+    check_first_passes(KB_FP16);
+    check_first_passes(KB_BF16);
+    check_stores();
+}
+
 int main(void) {
     RUN_TEST(test_patterns);
     RUN_TEST(test_maps);
+    RUN_TEST(test_rows);
     return kb_test_summary();
 }
 

@@ -16,7 +16,8 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
     kb_layout_input(l, "beta", hidden, KB_DIST_UNIFORM, -0.5, 0.5);
     kb_layout_output(l, "y", rows * hidden);
     /* fp16/bf16: gamma, beta and one row of x and y widened to float;
-     * fp32/fp64: one row of y, when it is streamed out (below). */
+     * fp32/fp64 without kb/cpu8.h's vectors: one row of y, when it is
+     * streamed out (layernorm_out_*). */
     kb_layout_workspace(l, 4 * hidden * sizeof(float));
 }
 
@@ -35,13 +36,18 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
         return sum;                                                                                \
     }                                                                                              \
                                                                                                    \
-    /* The row's mean and 1 / sqrt(var + eps); the first pass asks for the                         \
-     * next row as it goes (kb_cpu_next_row; NULL: none). */                                       \
-    static T layernorm_stats_##SUFFIX(const T *restrict x, size_t n, T *rstd, const void *next) {  \
-        const T mean = kb_cpu_sum_ahead_##SUFFIX(x, n, next) / (T)n;                               \
+    /* The row's mean from the sum of x, and 1 / sqrt(var + eps). */                               \
+    static T layernorm_moments_##SUFFIX(const T *restrict x, size_t n, T sum, T *rstd) {           \
+        const T mean = sum / (T)n;                                                                 \
         const T var = layernorm_sqdev_##SUFFIX(x, n, mean) / (T)n;                                 \
         *rstd = (T)1 / SQRT(var + (T)LAYERNORM_EPS);                                               \
         return mean;                                                                               \
+    }                                                                                              \
+                                                                                                   \
+    /* The same from x alone; the first pass asks for the next row as it                           \
+     * goes (kb_cpu_next_row; NULL: none). */                                                      \
+    static T layernorm_stats_##SUFFIX(const T *restrict x, size_t n, T *rstd, const void *next) {  \
+        return layernorm_moments_##SUFFIX(x, n, kb_cpu_sum_ahead_##SUFFIX(x, n, next), rstd);      \
     }                                                                                              \
                                                                                                    \
     /* y = (x - mean) * rstd * gamma + beta. */                                                    \
@@ -49,18 +55,66 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
                                         const T *restrict beta, T mean, T rstd, T *restrict y,     \
                                         size_t n) {                                                \
         for (size_t i = 0; i < n; i++) y[i] = (x[i] - mean) * rstd * gamma[i] + beta[i];           \
-    }                                                                                              \
-                                                                                                   \
-    static void layernorm_row_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
-                                       const T *restrict beta, T *restrict y, size_t n,            \
-                                       const void *next) {                                         \
-        T rstd;                                                                                    \
-        const T mean = layernorm_stats_##SUFFIX(x, n, &rstd, next);                                \
-        layernorm_norm_##SUFFIX(x, gamma, beta, mean, rstd, y, n);                                 \
     }
 
 LAYERNORM_ROW(double, f64, sqrt)
 LAYERNORM_ROW(float, f32, sqrtf)
+
+#if KB_VMATH8
+/* layernorm_norm_* on the widest vectors: the scalar loop's operations in
+ * its order, the same results bit for bit. layernorm_v_*: one vector of y
+ * from element i on; layernorm_normv_*: a row, written with kb/cpu8.h's
+ * stores (past the caches when `stream`), its last n % lanes by the scalar
+ * loop. */
+#define LAYERNORM_NORMV(T, SUFFIX, V, LANES, PX)                                                   \
+    static inline V layernorm_v_##SUFFIX(const T *restrict x, const T *restrict gamma,             \
+                                         const T *restrict beta, V mean, V rstd, size_t i) {       \
+        const V d = KB_MMV(mul_##PX)(KB_MMV(sub_##PX)(KB_MMV(loadu_##PX)(x + i), mean), rstd);     \
+        return KB_MMV(add_##PX)(KB_MMV(mul_##PX)(d, KB_MMV(loadu_##PX)(gamma + i)),                \
+                                KB_MMV(loadu_##PX)(beta + i));                                     \
+    }                                                                                              \
+                                                                                                   \
+    static void layernorm_normv_##SUFFIX(const T *restrict x, const T *restrict gamma,             \
+                                         const T *restrict beta, T mean, T rstd, T *restrict y,    \
+                                         size_t n, int stream) {                                   \
+        const V m = KB_MMV(set1_##PX)(mean), r = KB_MMV(set1_##PX)(rstd);                          \
+        const size_t nv = n - n % LANES;                                                           \
+        for (size_t i = 0; i < nv; i += LANES)                                                     \
+            kb_cpu_store_##SUFFIX##v(y + i, layernorm_v_##SUFFIX(x, gamma, beta, m, r, i),         \
+                                     stream);                                                      \
+        layernorm_norm_##SUFFIX(x + nv, gamma + nv, beta + nv, mean, rstd, y + nv, n - nv);        \
+    }
+
+LAYERNORM_NORMV(double, f64, kb_f64v, KB_VLANES64, pd)
+LAYERNORM_NORMV(float, f32, kb_f32v, KB_VLANES, ps)
+
+/* One row of y: normalised from x straight to y (past the caches when
+ * `stream`; ws unused). */
+#define LAYERNORM_OUT(T, SUFFIX)                                                                   \
+    static void layernorm_out_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
+                                       const T *restrict beta, T *restrict y, T *restrict ws,      \
+                                       size_t n, const void *next, int stream) {                   \
+        (void)ws;                                                                                  \
+        T rstd;                                                                                    \
+        const T mean = layernorm_stats_##SUFFIX(x, n, &rstd, next);                                \
+        layernorm_normv_##SUFFIX(x, gamma, beta, mean, rstd, y, n, stream);                        \
+    }
+#else
+/* One row of y: normalised into y, or when `stream` into the workspace ws
+ * and copied out past the caches (kb_cpu_stream_*). */
+#define LAYERNORM_OUT(T, SUFFIX)                                                                   \
+    static void layernorm_out_##SUFFIX(const T *restrict x, const T *restrict gamma,               \
+                                       const T *restrict beta, T *restrict y, T *restrict ws,      \
+                                       size_t n, const void *next, int stream) {                   \
+        T rstd;                                                                                    \
+        const T mean = layernorm_stats_##SUFFIX(x, n, &rstd, next);                                \
+        layernorm_norm_##SUFFIX(x, gamma, beta, mean, rstd, stream ? ws : y, n);                   \
+        if (stream) kb_cpu_stream_##SUFFIX(y, ws, n);                                              \
+    }
+#endif
+
+LAYERNORM_OUT(double, f64)
+LAYERNORM_OUT(float, f32)
 
 /* The shape every precision's path gets: rows of n. */
 typedef struct layernorm_shape {
@@ -68,20 +122,18 @@ typedef struct layernorm_shape {
 } layernorm_shape;
 
 /* An output larger than the last cache goes to memory anyway: then each row
- * is normalised into the workspace and streamed out past the caches, and the
- * next row is asked for during the first pass, so that its read is under
- * way while this one is computed (docs/kernels.md). */
+ * is written past the caches (layernorm_out_*), and the next row is asked
+ * for during the first pass, so that its read is under way while this one
+ * is computed (docs/kernels.md). */
 #define LAYERNORM_ROWS(T, SUFFIX)                                                                  \
     static int layernorm_rows_##SUFFIX(const kb_args *a, const void *params) {                     \
         const size_t rows = ((const layernorm_shape *)params)->rows;                               \
         const size_t n = ((const layernorm_shape *)params)->n;                                     \
         const int stream = kb_cpu_streams_rows(a, a->out[0], n * sizeof(T), rows);                 \
         for (size_t r = 0; r < rows; r++) {                                                        \
-            const T *x = (const T *)a->in[0] + r * n;                                              \
-            T *y = (T *)a->out[0] + r * n, *row = stream ? (T *)a->workspace : y;                  \
             const void *next = stream ? kb_cpu_next_row(a->in[0], r, rows, n * sizeof(T)) : NULL;  \
-            layernorm_row_##SUFFIX(x, a->in[1], a->in[2], row, n, next);                           \
-            if (stream) kb_cpu_stream_##SUFFIX(y, row, n);                                         \
+            layernorm_out_##SUFFIX((const T *)a->in[0] + r * n, a->in[1], a->in[2],                \
+                                   (T *)a->out[0] + r * n, a->workspace, n, next, stream);         \
         }                                                                                          \
         if (stream) kb_cpu_stream_fence();                                                         \
         return 0;                                                                                  \
@@ -90,34 +142,32 @@ typedef struct layernorm_shape {
 LAYERNORM_ROWS(double, f64)
 LAYERNORM_ROWS(float, f32)
 
-/* One fp16/bf16 row from its widened x (xf): normalised, rounded and
- * written to y. With KB_VMATH8 y is rounded in registers on its way out
- * (non-temporal when `stream`), with the scalar loop's operations in its
- * order: the same results, bit for bit, and only the last n % 8 go
- * through the float row yf. */
+/* One fp16/bf16 row x (p): widened into xf, normalised, rounded and
+ * written to y, asking for the next row as it goes (`next`). With
+ * KB_VMATH8 the first pass widens and sums at once (kb_cpu_to_f32_sumv) and
+ * y is rounded in registers on its way out (non-temporal when `stream`),
+ * with the scalar loops' operations in their order: the same results, bit
+ * for bit, and only the last n % KB_VLANES go through the float row yf. */
 #if KB_VMATH8
-static void layernorm_half_row(kb_prec p, const float *restrict xf, const float *restrict gamma,
-                               const float *restrict beta, float *restrict yf, uint16_t *restrict y,
-                               size_t n, int stream) {
+static void layernorm_half_row(kb_prec p, const uint16_t *restrict x, const float *restrict gamma,
+                               const float *restrict beta, float *restrict xf, float *restrict yf,
+                               uint16_t *restrict y, size_t n, const void *next, int stream) {
     float rstd;
-    const float mean = layernorm_stats_f32(xf, n, &rstd, NULL);
-    const kb_f32x8 m8 = _mm256_set1_ps(mean), r8 = _mm256_set1_ps(rstd);
-    const size_t nv = n - n % 8;
-    for (size_t i = 0; i < nv; i += 8) {
-        const kb_f32x8 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(xf + i), m8), r8);
-        const kb_f32x8 v =
-            _mm256_add_ps(_mm256_mul_ps(d, _mm256_loadu_ps(gamma + i)), _mm256_loadu_ps(beta + i));
-        kb_cpu8_store16(y + i, kb_cpu8_narrow(p, v), stream);
-    }
+    const float mean = layernorm_moments_f32(xf, n, kb_cpu_to_f32_sumv(xf, x, p, n, next), &rstd);
+    const kb_f32v m = KB_MMV(set1_ps)(mean), r = KB_MMV(set1_ps)(rstd);
+    const size_t nv = n - n % KB_VLANES;
+    for (size_t i = 0; i < nv; i += KB_VLANES)
+        kb_cpu_store_halfv(p, y + i, layernorm_v_f32(xf, gamma, beta, m, r, i), stream);
     layernorm_norm_f32(xf + nv, gamma + nv, beta + nv, mean, rstd, yf + nv, n - nv);
     kb_cpu_from_f32(y, p, nv, yf + nv, n - nv);
 }
 #else
-static void layernorm_half_row(kb_prec p, const float *restrict xf, const float *restrict gamma,
-                               const float *restrict beta, float *restrict yf, uint16_t *restrict y,
-                               size_t n, int stream) {
+static void layernorm_half_row(kb_prec p, const uint16_t *restrict x, const float *restrict gamma,
+                               const float *restrict beta, float *restrict xf, float *restrict yf,
+                               uint16_t *restrict y, size_t n, const void *next, int stream) {
     (void)stream;
-    layernorm_row_f32(xf, gamma, beta, yf, n, NULL);
+    kb_cpu_to_f32_ahead(xf, x, p, 0, n, next);
+    layernorm_out_f32(xf, gamma, beta, yf, NULL, n, NULL, 0);
     kb_cpu_from_f32(y, p, 0, yf, n);
 }
 #endif
@@ -134,11 +184,10 @@ static int layernorm_half(const kb_args *a, const void *params) {
     kb_cpu_to_f32(gamma, a->in[1], a->prec, 0, n);
     kb_cpu_to_f32(beta, a->in[2], a->prec, 0, n);
     const int stream = KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], n * sizeof(uint16_t), rows);
-    for (size_t r = 0; r < rows; r++) {
-        kb_cpu_to_f32_ahead(xf, a->in[0], a->prec, r * n, n,
-                            kb_cpu_next_row(a->in[0], r, rows, n * sizeof(uint16_t)));
-        layernorm_half_row(a->prec, xf, gamma, beta, yf, (uint16_t *)a->out[0] + r * n, n, stream);
-    }
+    for (size_t r = 0; r < rows; r++)
+        layernorm_half_row(a->prec, (const uint16_t *)a->in[0] + r * n, gamma, beta, xf, yf,
+                           (uint16_t *)a->out[0] + r * n, n,
+                           kb_cpu_next_row(a->in[0], r, rows, n * sizeof(uint16_t)), stream);
     if (stream) kb_cpu_stream_fence();
     return 0;
 }

@@ -11,8 +11,9 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
     /* stddev 4: rows span ~30 in x, so most e^(x - max) are tiny. */
     kb_layout_input(l, "x", n, KB_DIST_NORMAL, 0.0, 4.0);
     kb_layout_output(l, "y", n);
-    /* fp16/bf16: one row of x and y widened to float. */
-    kb_layout_workspace(l, 2 * (size_t)kb_case_dim(c, "cols") * sizeof(float));
+    /* fp16/bf16: one row of x and y widened to float; fp32/fp64: one row
+     * of e^(x - max) when y is written past the caches. */
+    kb_layout_workspace(l, (size_t)kb_case_dim(c, "cols") * 2 * sizeof(float));
 }
 
 /* The middle pass of a row: y = e^(x - m), returning the sum of y, in
@@ -73,45 +74,75 @@ SOFTMAX_EXP_F32(f32, kb_expf, kb_expfv)
  * next to their rounding. */
 SOFTMAX_EXP_F32(half, kb_expf_half, kb_expf_halfv)
 
+/* The last pass: y = e * inv, for rows computed into e (which may be y
+ * itself). With KB_VMATH8 on the widest vectors, written with kb/cpu8.h's
+ * stores (past the caches when `stream`, y then aligned to a vector): the
+ * scalar loop's operation, bit for bit. */
+#if KB_VMATH8
+#define SOFTMAX_SCALE(T, SUFFIX, V, LANES, PX)                                                     \
+    static void softmax_scale_##SUFFIX(const T *e, T inv, T *y, size_t n, int stream) {            \
+        const V iv = KB_MMV(set1_##PX)(inv);                                                       \
+        const size_t nv = n - n % LANES;                                                           \
+        for (size_t i = 0; i < nv; i += LANES)                                                     \
+            kb_cpu_store_##SUFFIX##v(y + i, KB_MMV(mul_##PX)(KB_MMV(loadu_##PX)(e + i), iv),       \
+                                     stream);                                                      \
+        for (size_t i = nv; i < n; i++) y[i] = e[i] * inv;                                         \
+    }
+SOFTMAX_SCALE(double, f64, kb_f64v, KB_VLANES64, pd)
+SOFTMAX_SCALE(float, f32, kb_f32v, KB_VLANES, ps)
+#else
+#define SOFTMAX_SCALE(T, SUFFIX)                                                                   \
+    static void softmax_scale_##SUFFIX(const T *e, T inv, T *y, size_t n, int stream) {            \
+        (void)stream;                                                                              \
+        for (size_t i = 0; i < n; i++) y[i] = e[i] * inv;                                          \
+    }
+SOFTMAX_SCALE(double, f64)
+SOFTMAX_SCALE(float, f32)
+#endif
+
 /* One row, n >= 1, three passes over a row that stays in cache: max (which
- * asks for the next row as it goes, kb_cpu_next_row), then y = e^(x - max)
- * with its sum, then y *= 1 / sum. NAME: the row function's suffix; SUFFIX:
- * the type's, for kb/cpu.h's helpers. */
+ * asks for the next row as it goes, kb_cpu_next_row), then e = e^(x - max)
+ * with its sum, then y = e / sum. e is y, or when `stream` the workspace
+ * ws, from which the last pass writes y past the caches. NAME: the row
+ * function's suffix; SUFFIX: the type's, for kb/cpu.h's helpers. */
 #define SOFTMAX_ROW(T, NAME, SUFFIX)                                                               \
-    static void softmax_row_##NAME(const T *restrict x, T *restrict y, size_t n,                   \
-                                   const void *next) {                                             \
-        const T sum = softmax_exp_##NAME(x, y, n, kb_cpu_max_ahead_##SUFFIX(x, n, next));          \
-        const T inv = (T)1 / sum;                                                                  \
-        for (size_t i = 0; i < n; i++) y[i] *= inv;                                                \
+    static void softmax_row_##NAME(const T *restrict x, T *y, T *ws, size_t n, const void *next,   \
+                                   int stream) {                                                   \
+        T *e = stream ? ws : y;                                                                    \
+        const T sum = softmax_exp_##NAME(x, e, n, kb_cpu_max_ahead_##SUFFIX(x, n, next));          \
+        softmax_scale_##SUFFIX(e, (T)1 / sum, y, n, stream);                                       \
     }
 
 SOFTMAX_ROW(double, f64, f64)
 SOFTMAX_ROW(float, f32, f32)
 
-/* One fp16/bf16 row from its widened x (xf), through float scratch yf,
- * rounded and written to y. With KB_VMATH8 the last pass scales and rounds
- * in registers on the way out (non-temporal when `stream`), the scalar
- * pass's operation: the same results, bit for bit, without a float row to
- * narrow afterwards. */
+/* One fp16/bf16 row x (p), through float scratch xf (x widened) and yf,
+ * rounded and written to y, asking for the next row as it goes (`next`).
+ * With KB_VMATH8 the first pass widens and finds the maximum at once
+ * (kb_cpu_to_f32_maxv) and the last scales and rounds in registers on the
+ * way out (non-temporal when `stream`), the scalar passes' operations: the
+ * same results, bit for bit, without a float row to narrow afterwards. */
 #if KB_VMATH8
-static void softmax_half_row(kb_prec p, const float *restrict xf, float *restrict yf,
-                             uint16_t *restrict y, size_t n, int stream) {
-    const float inv = 1.0f / softmax_exp_half(xf, yf, n, kb_cpu_max_f32(xf, n));
-    const kb_f32x8 inv8 = _mm256_set1_ps(inv);
-    const size_t nv = n - n % 8;
-    for (size_t i = 0; i < nv; i += 8)
-        kb_cpu8_store16(y + i, kb_cpu8_narrow(p, _mm256_mul_ps(_mm256_loadu_ps(yf + i), inv8)),
-                        stream);
+static void softmax_half_row(kb_prec p, const uint16_t *restrict x, float *restrict xf,
+                             float *restrict yf, uint16_t *restrict y, size_t n, const void *next,
+                             int stream) {
+    const float inv = 1.0f / softmax_exp_half(xf, yf, n, kb_cpu_to_f32_maxv(xf, x, p, n, next));
+    const kb_f32v iv = KB_MMV(set1_ps)(inv);
+    const size_t nv = n - n % KB_VLANES;
+    for (size_t i = 0; i < nv; i += KB_VLANES)
+        kb_cpu_store_halfv(p, y + i, KB_MMV(mul_ps)(KB_MMV(loadu_ps)(yf + i), iv), stream);
     for (size_t i = nv; i < n; i++) yf[i] *= inv;
     kb_cpu_from_f32(y, p, nv, yf + nv, n - nv);
 }
 #else
 SOFTMAX_ROW(float, half, f32)
 
-static void softmax_half_row(kb_prec p, const float *restrict xf, float *restrict yf,
-                             uint16_t *restrict y, size_t n, int stream) {
+static void softmax_half_row(kb_prec p, const uint16_t *restrict x, float *restrict xf,
+                             float *restrict yf, uint16_t *restrict y, size_t n, const void *next,
+                             int stream) {
     (void)stream;
-    softmax_row_half(xf, yf, n, NULL);
+    kb_cpu_to_f32_ahead(xf, x, p, 0, n, next);
+    softmax_row_half(xf, yf, NULL, n, NULL, 0);
     kb_cpu_from_f32(y, p, 0, yf, n);
 }
 #endif
@@ -125,9 +156,12 @@ typedef struct softmax_shape {
     static int softmax_rows_##SUFFIX(const kb_args *a, const void *params) {                       \
         const size_t rows = ((const softmax_shape *)params)->rows;                                 \
         const size_t cols = ((const softmax_shape *)params)->cols;                                 \
+        const int stream = KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], cols * sizeof(T), rows); \
         for (size_t r = 0; r < rows; r++)                                                          \
-            softmax_row_##SUFFIX((const T *)a->in[0] + r * cols, (T *)a->out[0] + r * cols, cols,  \
-                                 kb_cpu_next_row(a->in[0], r, rows, cols * sizeof(T)));            \
+            softmax_row_##SUFFIX((const T *)a->in[0] + r * cols, (T *)a->out[0] + r * cols,        \
+                                 a->workspace, cols,                                               \
+                                 kb_cpu_next_row(a->in[0], r, rows, cols * sizeof(T)), stream);    \
+        if (stream) kb_cpu_stream_fence();                                                         \
         return 0;                                                                                  \
     }
 
@@ -141,11 +175,10 @@ static int softmax_half(const kb_args *a, const void *params) {
     float *xf = a->workspace, *yf = xf + cols;
     const int stream =
         KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], cols * sizeof(uint16_t), rows);
-    for (size_t r = 0; r < rows; r++) {
-        kb_cpu_to_f32_ahead(xf, a->in[0], a->prec, r * cols, cols,
-                            kb_cpu_next_row(a->in[0], r, rows, cols * sizeof(uint16_t)));
-        softmax_half_row(a->prec, xf, yf, (uint16_t *)a->out[0] + r * cols, cols, stream);
-    }
+    for (size_t r = 0; r < rows; r++)
+        softmax_half_row(a->prec, (const uint16_t *)a->in[0] + r * cols, xf, yf,
+                         (uint16_t *)a->out[0] + r * cols, cols,
+                         kb_cpu_next_row(a->in[0], r, rows, cols * sizeof(uint16_t)), stream);
     if (stream) kb_cpu_stream_fence();
     return 0;
 }

@@ -99,7 +99,7 @@ static inline __m128i kb__cpu_bf16_8(__m256 v) {
 #ifdef __AVX512F__
 /* The same on 16 floats (AVX-512F): the NaN select by a mask, the narrowing
  * by truncation of lanes that are below 2^16. */
-static inline __m256i kb__cpu_bf16_16(__m512 v) {
+static inline __m256i kb__cpu_bf16_16_int(__m512 v) {
     const __m512i u = _mm512_castps_si512(v), hi = _mm512_srli_epi32(u, 16);
     const __m512i odd = _mm512_and_si512(hi, _mm512_set1_epi32(1));
     const __m512i rounded = _mm512_srli_epi32(
@@ -108,6 +108,25 @@ static inline __m256i kb__cpu_bf16_16(__m512 v) {
     const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
 }
+
+#ifdef __AVX512BF16__
+/* With AVX512-BF16, one instruction: vcvtneps2bf16 rounds to nearest even
+ * and quiets NaN as kb_f32_to_bf16 does (the top half, bit 6 set), but
+ * flushes denormals to zero; the rare vectors that hold one take the
+ * integer path. */
+static inline __m256i kb__cpu_bf16_16(__m512 v) {
+    const __m512i mag = _mm512_and_si512(_mm512_castps_si512(v), _mm512_set1_epi32(0x7fffffff));
+    /* mag - 1 < 0x7fffff: 0 < mag < 2^-126, a denormal. */
+    const __mmask16 denormal = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(mag, _mm512_set1_epi32(1)),
+                                                       _mm512_set1_epi32(0x007fffff));
+    if (__builtin_expect(denormal != 0, 0)) return kb__cpu_bf16_16_int(v);
+    return (__m256i)_mm512_cvtneps_pbh(v);
+}
+#else
+static inline __m256i kb__cpu_bf16_16(__m512 v) {
+    return kb__cpu_bf16_16_int(v);
+}
+#endif
 #endif
 
 /* dst[off + i] = src[i] for i < n, rounded to p (KB_FP16 or KB_BF16). */
@@ -169,7 +188,10 @@ static inline int kb_cpu_streams_rows(const kb_args *a, const void *dst, size_t 
  * just computed). Call kb_cpu_stream_fence() before the kernel returns.
  * (16-byte stores moved a layernorm-like row loop at 35 GB/s on a Zen 5
  * where 32-byte ones moved 45.) */
-#if defined(__AVX__)
+#if defined(__AVX512F__)
+#define KB__CPU_NT 64
+#define kb__cpu_nt_store(d, s) _mm512_stream_si512((void *)(d), _mm512_loadu_si512((const void *)(s)))
+#elif defined(__AVX__)
 #define KB__CPU_NT 32
 #define kb__cpu_nt_store(d, s)                                                                     \
     _mm256_stream_si256((__m256i *)(d), _mm256_loadu_si256((const __m256i *)(s)))

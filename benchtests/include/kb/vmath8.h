@@ -17,6 +17,7 @@
  * any x86-64 of the last decade), 0 otherwise; callers keep the scalar path
  * for the latter. KB_VMATH16 is 1 where it also has AVX-512F. The widest
  * set is also named without its width: kb_f32v, KB_VLANES, kb_expfv, ...
+ * (and kb_f64v, KB_VLANES64 doubles in a vector of the same size)
  * (sixteen lanes ran swish's float loop 1.9x faster in L2 than eight on a
  * Zen 5, whose vector units are 512 bits wide). */
 #ifndef KB_VMATH8_H
@@ -129,14 +130,17 @@ static inline kb_f32x16 kb__vnanpass16(kb_f32x16 y, kb_f32x16 x) {
 #if KB_VMATH16
 #define KB_VWIDTH 16
 typedef kb_f32x16 kb_f32v;
+typedef __m512d kb_f64v;
 #define KB_MMV(op) _mm512_##op
 #elif KB_VMATH8
 #define KB_VWIDTH  8
 typedef kb_f32x8 kb_f32v;
+typedef __m256d kb_f64v;
 #define KB_MMV(op) _mm256_##op
 #endif
 #if KB_VMATH8
 #define KB_VLANES      KB_VWIDTH
+#define KB_VLANES64    (KB_VWIDTH / 2) /* kb_f64v's lanes: the same bytes */
 #define KB__VW(name)   KB__CAT(name, KB_VWIDTH)
 #define kb_expfv       KB__VW(kb_expf)
 #define kb_expf_halfv  KB__VW(kb_expf_half)
