@@ -190,7 +190,8 @@ static inline int kb_cpu_streams_rows(const kb_args *a, const void *dst, size_t 
  * where 32-byte ones moved 45.) */
 #if defined(__AVX512F__)
 #define KB__CPU_NT 64
-#define kb__cpu_nt_store(d, s) _mm512_stream_si512((void *)(d), _mm512_loadu_si512((const void *)(s)))
+#define kb__cpu_nt_store(d, s)                                                                     \
+    _mm512_stream_si512((void *)(d), _mm512_loadu_si512((const void *)(s)))
 #elif defined(__AVX__)
 #define KB__CPU_NT 32
 #define kb__cpu_nt_store(d, s)                                                                     \
