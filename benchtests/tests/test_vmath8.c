@@ -228,35 +228,57 @@ static void check_first_passes(kb_prec p) {
         }
 }
 
-/* The row kernels' last-pass stores: rounded as kb_cpu_from_f32 rounds
- * (NaN, infinities, denormals and ties among the inputs), cached or
- * streamed to an aligned y, nothing written past the vector. */
-static void check_stores(void) {
-    _Alignas(64) float x[KB_VLANES], yf[2 * KB_VLANES];
+/* The row kernels' last-pass stores: rounded as kb_cpu_from_f32 rounds,
+ * cached or streamed to an aligned y, nothing written past the vector; on
+ * the special patterns below (NaNs, infinities, zeros, float denormals,
+ * fp16's and bf16's ties and overflow) and on a stride through all the
+ * others. */
+static const uint32_t specials[16] = {
+    0x7fc00000u, 0x7f800001u, 0xffc00001u, 0x7f800000u,
+    0xff800000u, 0x80000000u, 0x00000001u, 0x807fffffu, /* NaNs, infinities, -0, denormals */
+    0x3f801000u, 0x3f803000u, 0x33000000u, 0x477ff000u, /* fp16: ties, 2^-25, 65520 */
+    0x3f808000u, 0x3f818000u, 0x7f7fffffu, 0x38800000u, /* bf16: ties; FLT_MAX; 2^-14 */
+};
+
+static void check_store(const float *x, int stream) {
+    _Alignas(64) float yf[2 * KB_VLANES];
     _Alignas(64) double xd[KB_VLANES64], yd[2 * KB_VLANES64];
     _Alignas(64) uint16_t yh[2 * KB_VLANES], want[KB_VLANES];
-    for (uint32_t base = 0; base < 0xffffffffu - 0x01000193u * KB_VLANES;
-         base += 0x01000193u * KB_VLANES)
-        for (int stream = 0; stream < 2; stream++) {
-            for (size_t i = 0; i < KB_VLANES; i++)
-                x[i] = kb_bits_to_f32(base + 0x01000193u * (uint32_t)i);
-            for (size_t i = 0; i < KB_VLANES64; i++) xd[i] = (double)x[i] * 1.25;
-            for (int q = 0; q < 2; q++) {
-                const kb_prec p = q ? KB_BF16 : KB_FP16;
-                memset(yh, 0xab, sizeof yh);
-                kb_cpu_store_halfv(p, yh, KB_MMV(load_ps)(x), stream);
-                kb_cpu_from_f32(want, p, 0, x, KB_VLANES);
-                ASSERT(memcmp(yh, want, sizeof want) == 0);
-                ASSERT(yh[KB_VLANES] == 0xabab && yh[2 * KB_VLANES - 1] == 0xabab);
-            }
-            memset(yf, 0xab, sizeof yf);
-            memset(yd, 0xab, sizeof yd);
-            kb_cpu_store_f32v(yf, KB_MMV(load_ps)(x), stream);
-            kb_cpu_store_f64v(yd, KB_MMV(load_pd)(xd), stream);
-            kb_cpu_stream_fence();
-            ASSERT(memcmp(yf, x, sizeof x) == 0 && memcmp(yd, xd, sizeof xd) == 0);
-            ASSERT(kb_f32_to_bits(yf[KB_VLANES]) == 0xababababu);
+    for (size_t i = 0; i < KB_VLANES64; i++) xd[i] = (double)x[i] * 1.25;
+    for (int q = 0; q < 2; q++) {
+        const kb_prec p = q ? KB_BF16 : KB_FP16;
+        memset(yh, 0xab, sizeof yh);
+        kb_cpu_store_halfv(p, yh, KB_MMV(load_ps)(x), stream);
+        kb_cpu_stream_fence();
+        kb_cpu_from_f32(want, p, 0, x, KB_VLANES);
+        for (size_t i = 0; i < KB_VLANES; i++)
+            if (yh[i] != want[i])
+                KB_TEST_FAIL("kb_cpu_store_halfv %s, stream %d: 0x%08x gave 0x%04x, want 0x%04x",
+                             kb_prec_name(p), stream, kb_f32_to_bits(x[i]), yh[i], want[i]);
+        ASSERT(yh[KB_VLANES] == 0xabab && yh[2 * KB_VLANES - 1] == 0xabab);
+    }
+    memset(yf, 0xab, sizeof yf);
+    memset(yd, 0xab, sizeof yd);
+    kb_cpu_store_f32v(yf, KB_MMV(load_ps)(x), stream);
+    kb_cpu_store_f64v(yd, KB_MMV(load_pd)(xd), stream);
+    kb_cpu_stream_fence();
+    ASSERT(memcmp(yf, x, KB_VLANES * sizeof *x) == 0 && memcmp(yd, xd, sizeof xd) == 0);
+    ASSERT(kb_f32_to_bits(yf[KB_VLANES]) == 0xababababu);
+}
+
+static void check_stores(void) {
+    _Alignas(64) float x[KB_VLANES];
+    const uint32_t step = 0x01000193u;
+    for (int stream = 0; stream < 2; stream++) {
+        for (size_t at = 0; at < 16; at += KB_VLANES) {
+            for (size_t i = 0; i < KB_VLANES; i++) x[i] = kb_bits_to_f32(specials[at + i]);
+            check_store(x, stream);
         }
+        for (uint32_t base = 0; base < 0xffffffffu - step * KB_VLANES; base += step * KB_VLANES) {
+            for (size_t i = 0; i < KB_VLANES; i++) x[i] = kb_bits_to_f32(base + step * (uint32_t)i);
+            check_store(x, stream);
+        }
+    }
 }
 
 static void test_rows(void) {

@@ -12,7 +12,9 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
     kb_layout_input(l, "x", n, KB_DIST_NORMAL, 0.0, 4.0);
     kb_layout_output(l, "y", n);
     /* fp16/bf16: one row of x and y widened to float; fp32/fp64: one row
-     * of e^(x - max) when y is written past the caches. */
+     * of e^(x - max) when y is written past the caches (as many bytes as
+     * a row of doubles). */
+    _Static_assert(2 * sizeof(float) >= sizeof(double), "a row of doubles fits");
     kb_layout_workspace(l, (size_t)kb_case_dim(c, "cols") * 2 * sizeof(float));
 }
 

@@ -260,30 +260,31 @@ KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv f, const uint16_t *restrict
     }
 }
 
-/* fp16 or bf16 (p) widened (exactly as kb_cpu_to_f32 widens it), computed
- * and narrowed in registers. */
-KB__CPU8_INLINE void kb__cpu_fusedv(kb_cpu_fnv f, kb_prec p, const uint16_t *restrict x,
-                                    uint16_t *restrict y, size_t n, int stream) {
+/* fp16 widened (exactly as kb_cpu_to_f32 widens it), computed and narrowed
+ * in registers. */
+KB__CPU8_INLINE void kb__cpu_fused_fp16v(kb_cpu_fnv f, const uint16_t *restrict x,
+                                         uint16_t *restrict y, size_t n, int stream) {
     const size_t nv = n - n % KB_VLANES;
     for (size_t i = 0; i < nv; i += KB_VLANES)
-        kb_cpu_store_halfv(p, y + i, f(kb__cpu_widenv(p, x + i)), stream);
+        kb_cpu_store_halfv(KB_FP16, y + i, f(kb__cpu_widenv(KB_FP16, x + i)), stream);
     if (nv < n) {
         float b[KB_VLANES];
-        kb_cpu_to_f32(b, x, p, nv, n - nv);
+        kb_cpu_to_f32(b, x, KB_FP16, nv, n - nv);
         kb__cpu_tail_f32v(f, b, b, n - nv);
-        kb_cpu_from_f32(y, p, nv, b, n - nv);
+        kb_cpu_from_f32(y, KB_FP16, nv, b, n - nv);
     }
 }
 
 /* y[i] = f(x[i]) for n fp16/bf16 values, computed in float; both stream
- * whole vectors of KB_VLANES values. (bf16 fused as fp16 is ran GELU 20 %
- * slower on a Zen 5, even with AVX512-BF16's one-instruction narrowing.) */
+ * whole vectors of KB_VLANES values. (bf16 widened, computed and narrowed
+ * in registers as fp16 is ran GELU 20 % slower on a Zen 5, even with
+ * AVX512-BF16's one-instruction narrowing.) */
 KB__CPU8_INLINE void kb_cpu_mapv_half(const kb_args *a, kb_cpu_fnv f, size_t n) {
     const int stream = kb_cpu_streams(a, a->out[0], n * sizeof(uint16_t), KB_VLANES * 2);
     if (a->prec == KB_BF16)
         kb__cpu_blocks_bf16v(f, a->in[0], a->out[0], n, stream);
     else
-        kb__cpu_fusedv(f, KB_FP16, a->in[0], a->out[0], n, stream);
+        kb__cpu_fused_fp16v(f, a->in[0], a->out[0], n, stream);
     if (stream) kb_cpu_stream_fence();
 }
 
