@@ -34,11 +34,10 @@ static inline KB__V KB__L(kb_expf)(KB__V x) {
     const KB__V n = KB__O(sub)(t, KB__O(set)(KB__EXPF_SHIFT));
     KB__V r = KB__O(fma)(n, KB__O(set)(-0x1.62e4p-1f), x);
     r = KB__O(fma)(n, KB__O(set)(-0x1.7f7d1cp-20f), r);
-    KB__V p = KB__O(fma)(r, KB__O(set)(1.0f / 5040.0f), KB__O(set)(1.0f / 720.0f));
-    p = KB__O(fma)(p, r, KB__O(set)(1.0f / 120.0f));
-    p = KB__O(fma)(p, r, KB__O(set)(1.0f / 24.0f));
-    p = KB__O(fma)(p, r, KB__O(set)(1.0f / 6.0f));
-    p = KB__O(fma)(p, r, KB__O(set)(0.5f));
+    KB__V p = KB__O(fma)(r, KB__O(set)(0x1.6a23c2p-10f), KB__O(set)(0x1.123a22p-7f));
+    p = KB__O(fma)(p, r, KB__O(set)(0x1.5558f4p-5f));
+    p = KB__O(fma)(p, r, KB__O(set)(0x1.555492p-3f));
+    p = KB__O(fma)(p, r, KB__O(set)(0x1.fffffcp-2f));
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
     return KB__L(kb__expf_result)(x, p, t);
