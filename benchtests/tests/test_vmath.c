@@ -121,6 +121,28 @@ static void test_float_erf_gelu_abs(void) {
     ASSERT(worst_gelu < 1.35e-6 && g < 1.35e-6);
 }
 
+/* kb_expf against double libm, in ulps of the float result: a sweep and the
+ * worst point of a check of every float in range (0.894 ulp, at
+ * 0x1.4cec68p+2: kb/vmath.h), bounded just above it, and below by most of
+ * it, so that the known worst point stays the worst. */
+static double ulpf_err(float got, double want) {
+    return fabs((double)got - want) / ldexp(1.0, ilogb(want) - 23);
+}
+
+static void test_expf_ulp(void) {
+    double worst = 0.0;
+    const long n = 4800000 / sparse();
+    for (long i = 0; i <= n; i++) {
+        const float x = (float)(-87.3 + 176.0 * (double)i / (double)n);
+        const double e = ulpf_err(kb_expf(x), exp((double)x));
+        worst = e > worst ? e : worst;
+    }
+    const float at = 0x1.4cec68p+2f;
+    const double e = ulpf_err(kb_expf(at), exp((double)at));
+    printf("kb_expf: max error %.3f ulp (%.3f at the known worst)\n", worst, e);
+    ASSERT(worst < 0.9 && e < 0.9 && e > 0.88);
+}
+
 /* The 16-bit results' float math (kb_expf_half, kb_erff_half, kb_gelu_half)
  * against double libm: a sweep and the worst points of a check of every float
  * (5.6e-6 relative, 3.7e-6 and 9.8e-6 absolute: kb/vmath.h, docs/kernels.md),
@@ -216,6 +238,7 @@ int main(void) {
     }
     RUN_TEST(test_gelu_abs);
     RUN_TEST(test_float_erf_gelu_abs);
+    RUN_TEST(test_expf_ulp);
     RUN_TEST(test_half_math);
 #else
     printf("no FMA in this build: the ulp bounds (measured with FMA) are not checked\n");
