@@ -40,8 +40,8 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
 
 #if KB_VMATH8
 /* The same in float on the widest vectors (kb/vmath8.h), with the same
- * partial sums in the same order: the same results, bit for bit. */
-_Static_assert(KB_CPU_LANES % KB_VLANES == 0, "the partial sums are whole vectors");
+ * partial sums in the same order: the same results, bit for bit (kb/cpu8.h
+ * asserts that KB_CPU_LANES is whole vectors). */
 #define SOFTMAX_EXP_F32(NAME, EXP, EXPV)                                                           \
     static float softmax_exp_##NAME(const float *restrict x, float *restrict y, size_t n,          \
                                     float m) {                                                     \

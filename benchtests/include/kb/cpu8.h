@@ -69,6 +69,29 @@ KB__CPU8_INLINE void kb__cpu_put16v(uint16_t *y, kb__cpu_h16v h, int stream) {
         kb__cpu_store16v(y, h);
 }
 
+/* Row kernels' last pass: one vector of results to y, rounded as
+ * kb_cpu_from_f32 rounds them for fp16/bf16 (p), non-temporal when `stream`
+ * (y then aligned to the vector's size; kb_cpu_stream_fence() before the
+ * kernel returns). A row computed in L1 leaves this way straight to
+ * memory, without a copy through scratch. */
+KB__CPU8_INLINE void kb_cpu_store_halfv(kb_prec p, uint16_t *y, kb_f32v v, int stream) {
+    kb__cpu_put16v(y, p == KB_BF16 ? kb__cpu_narrow_bf16v(v) : kb__cpu_narrow_fp16v(v), stream);
+}
+
+KB__CPU8_INLINE void kb_cpu_store_f32v(float *y, kb_f32v v, int stream) {
+    if (stream)
+        KB_MMV(stream_ps)(y, v);
+    else
+        KB_MMV(storeu_ps)(y, v);
+}
+
+KB__CPU8_INLINE void kb_cpu_store_f64v(double *y, kb_f64v v, int stream) {
+    if (stream)
+        KB_MMV(stream_pd)(y, v);
+    else
+        KB_MMV(storeu_pd)(y, v);
+}
+
 /* The last n < KB_VLANES elements, padded: the same function gives them the
  * same results as the full vectors would. */
 KB__CPU8_INLINE void kb__cpu_tail_f32v(kb_cpu_fnv f, const float *x, float *y, size_t n) {
@@ -84,13 +107,8 @@ KB__CPU8_INLINE void kb_cpu_mapv_f32(const kb_args *a, kb_cpu_fnv f, size_t n) {
     float *y = a->out[0];
     const size_t nv = n - n % KB_VLANES;
     const int stream = kb_cpu_streams(a, y, n * sizeof *y, KB_VLANES * sizeof *y);
-    for (size_t i = 0; i < nv; i += KB_VLANES) {
-        const kb_f32v v = f(KB_MMV(loadu_ps)(x + i));
-        if (stream)
-            KB_MMV(stream_ps)(y + i, v);
-        else
-            KB_MMV(storeu_ps)(y + i, v);
-    }
+    for (size_t i = 0; i < nv; i += KB_VLANES)
+        kb_cpu_store_f32v(y + i, f(KB_MMV(loadu_ps)(x + i)), stream);
     if (nv < n) kb__cpu_tail_f32v(f, x + nv, y + nv, n - nv);
     if (stream) kb_cpu_stream_fence();
 }
@@ -213,29 +231,6 @@ static inline float kb_cpu_to_f32_maxv(float *restrict dst, const uint16_t *rest
                                        size_t n, const void *next) {
     return p == KB_FP16 ? kb__cpu_to_f32_maxv_FP16(dst, x, n, next)
                         : kb__cpu_to_f32_maxv_BF16(dst, x, n, next);
-}
-
-/* Row kernels' last pass: one vector of results to y, rounded as
- * kb_cpu_from_f32 rounds them for fp16/bf16 (p), non-temporal when `stream`
- * (y then aligned to the vector's size; kb_cpu_stream_fence() before the
- * kernel returns). A row computed in L1 leaves this way straight to
- * memory, without a copy through scratch. */
-KB__CPU8_INLINE void kb_cpu_store_halfv(kb_prec p, uint16_t *y, kb_f32v v, int stream) {
-    kb__cpu_put16v(y, p == KB_BF16 ? kb__cpu_narrow_bf16v(v) : kb__cpu_narrow_fp16v(v), stream);
-}
-
-KB__CPU8_INLINE void kb_cpu_store_f32v(float *y, kb_f32v v, int stream) {
-    if (stream)
-        KB_MMV(stream_ps)(y, v);
-    else
-        KB_MMV(storeu_ps)(y, v);
-}
-
-KB__CPU8_INLINE void kb_cpu_store_f64v(double *y, kb_f64v v, int stream) {
-    if (stream)
-        KB_MMV(stream_pd)(y, v);
-    else
-        KB_MMV(storeu_pd)(y, v);
 }
 
 /* bf16 in blocks of KB_CPU_MAP_BLOCK through float scratch in L1: its
