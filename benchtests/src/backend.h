@@ -83,6 +83,11 @@ typedef struct kb_backend {
      * stops the host at each launch would keep it waiting out its limit).
      * Called once, after `available`. May be NULL. */
     void (*profiled)(void);
+    /* Whether the calls of `fn` are timed held right now: 1 when they are
+     * queued behind the stream hold, 0 when launched one by one (no hold,
+     * a profiler, or the hold gave up on fn). NULL: the host clock times
+     * the calls as they run (timing.h). */
+    int (*times_held)(kb_impl_fn fn);
     /* GPU backends: the stream implementations launch on (kb_args.stream). */
     void *(*stream)(void);
     /* Cold-cache mode: evicts the kernel's data from the caches (writes a

@@ -108,6 +108,10 @@ static void gpu_profiled(void) {
     holds.usable = 0;
 }
 
+static int gpu_times_held(kb_impl_fn fn) {
+    return kb_hold_holds(&holds, (const void *)fn);
+}
+
 static void *gpu_alloc(size_t bytes, kb_err *err) {
     void *p = NULL;
     gpu_error e = kb_gpu(Malloc)(&p, bytes ? bytes : 1);
@@ -404,6 +408,7 @@ static const kb_backend gpu_backend = {
     .range_pop = gpu_range_pop,
 #endif
     .profiled = gpu_profiled,
+    .times_held = gpu_times_held,
     .stream = gpu_stream,
     .flush_caches = gpu_flush_caches,
     .clock_limits = gpu_clock_limits,

@@ -90,6 +90,13 @@ static int check_model(const cJSON *entry, const char *path, const char *field, 
     if (bound && (!cJSON_IsString(bound) || kb_bound_parse(bound->valuestring, &b) != 0))
         return kb_fail(err, "%s: field '%s.bound': expected \"memory\", \"compute\" or \"unknown\"",
                        path, field);
+    const cJSON *timing = cJSON_GetObjectItemCaseSensitive(entry, "timing");
+    kb_timing t;
+    if (timing && (!cJSON_IsString(timing) || kb_timing_parse(timing->valuestring, &t) != 0))
+        return kb_fail(err,
+                       "%s: field '%s.timing': expected \"host\", \"held\", \"unheld\" or "
+                       "\"mixed\"",
+                       path, field);
     return 0;
 }
 
@@ -254,6 +261,9 @@ int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e)
     const cJSON *bound = cJSON_GetObjectItemCaseSensitive(entry, "bound");
     e->bound = KB_BOUND_UNKNOWN;
     if (cJSON_IsString(bound)) (void)kb_bound_parse(bound->valuestring, &e->bound);
+    const cJSON *timing = cJSON_GetObjectItemCaseSensitive(entry, "timing");
+    e->timing = KB_TIMING_UNKNOWN;
+    if (cJSON_IsString(timing)) (void)kb_timing_parse(timing->valuestring, &e->timing);
     e->intensity = number_or(entry, "intensity", 0.0);
     e->balance = number_or(entry, "balance", 0.0);
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");

@@ -6,6 +6,7 @@
 
 #include "error.h"
 #include "machine.h"
+#include "timing.h"
 
 #include <cjson/cJSON.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@ typedef struct kb_baseline_entry {
     kb_bound bound;         /* what bounds the case (UNKNOWN in older baselines) */
     double intensity;       /* recorded with the bound: flops per byte; 0 where absent */
     double balance;         /* and the machine's balance then; 0 where absent */
+    kb_timing timing;       /* how the recorded rounds were timed (UNKNOWN in older baselines) */
     char hardware_id[512];
     char recorded_at[40];
 } kb_baseline_entry;

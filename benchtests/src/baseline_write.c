@@ -28,6 +28,7 @@ static cJSON *entry_of(const kb_case_result *r, const cJSON *env, const char *no
     cJSON_AddStringToObject(e, "bound", kb_bound_name(r->bound));
     cJSON_AddNumberToObject(e, "intensity", r->intensity);
     cJSON_AddNumberToObject(e, "balance", r->balance);
+    cJSON_AddStringToObject(e, "timing", kb_timing_name(r->timing));
     cJSON_AddStringToObject(e, "recorded_at", now);
     cJSON_AddItemToObject(e, "environment", cJSON_Duplicate(env, 1));
     return e;

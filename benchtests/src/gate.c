@@ -67,6 +67,13 @@ static double machine_drift(const kb_round *rounds, int n_rounds, const kb_basel
                             &base->probe, &best, which);
 }
 
+/* How the rounds' samples were timed, together. */
+static kb_timing rounds_timing(const kb_round *rounds, int n_rounds) {
+    kb_timing t = KB_TIMING_UNKNOWN;
+    for (int i = 0; i < n_rounds; ++i) t = kb_timing_join(t, rounds[i].timing);
+    return t;
+}
+
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id) {
     kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0, 1.0, KB_PROBE_N};
@@ -77,6 +84,10 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
     d.first_ratio = rounds[0].median / base->median_ms;
     if (strcmp(base->hardware_id, hardware_id) != 0) {
         d.verdict = KB_LAT_OTHER_HARDWARE;
+        return d;
+    }
+    if (!kb_timing_comparable(base->timing, rounds_timing(rounds, n_rounds))) {
+        d.verdict = KB_LAT_OTHER_TIMING;
         return d;
     }
     double limit = 1.0 + cfg->latency_tol;

@@ -26,14 +26,16 @@ typedef struct kb_gate_cfg {
 kb_gate_cfg kb_gate_defaults(void);
 
 /* One round of samples (per-call milliseconds), its median, the machine
- * probe measured right after it (all 0 when not measured), and how many of
- * its samples were disturbed but kept (the thread kept losing its CPU). */
+ * probe measured right after it (all 0 when not measured), how many of
+ * its samples were disturbed but kept (the thread kept losing its CPU),
+ * and how its samples were timed (timing.h; UNKNOWN: not said). */
 typedef struct kb_round {
     const double *ms;
     int n;
     double median;
     kb_probe_reading probe;
     int disturbed_kept;
+    kb_timing timing;
 } kb_round;
 
 typedef struct kb_latency_decision {
@@ -60,7 +62,9 @@ typedef struct kb_latency_decision {
  * slower than at recording by more than the tolerance, by the probe figures
  * of the bound the baseline recorded (kb_machine_drift), the slowdown must
  * also hold after dividing the ratio by the machine's; if it does not, the
- * verdict is KB_LAT_MACHINE_DRIFT. */
+ * verdict is KB_LAT_MACHINE_DRIFT. A baseline recorded on other hardware
+ * (KB_LAT_OTHER_HARDWARE) or timed another way than the rounds, held
+ * against unheld GPU calls (KB_LAT_OTHER_TIMING, timing.h), is not gated. */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);
 

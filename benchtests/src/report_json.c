@@ -43,6 +43,7 @@ static cJSON *rounds_json(const kb_case_result *r) {
         cJSON_AddNumberToObject(o, "reps", r->rounds[i].reps);
         cJSON_AddNumberToObject(o, "elapsed_ms", r->rounds[i].elapsed_s * 1e3);
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
+        cJSON_AddStringToObject(o, "timing", kb_timing_name(r->round_timing[i]));
         if (r->round_cpu[i] >= 0) cJSON_AddNumberToObject(o, "cpu", r->round_cpu[i]);
         kb_baseline_add_probe(o, &r->probe[i]);
         if (r->power_w[i] > 0.0) {
@@ -185,6 +186,7 @@ static cJSON *case_json(const kb_case_result *r, int ab) {
         cJSON_AddNumberToObject(cmp, "bytes_saved", r->cmp.bytes_saved);
     }
     add_stats(o, &r->stats);
+    cJSON_AddStringToObject(o, "timing", kb_timing_name(r->timing));
     cJSON_AddItemToObject(o, "accuracy", accuracy_json(r));
     cJSON *lat = cJSON_AddObjectToObject(o, "latency");
     cJSON_AddStringToObject(lat, "verdict", kb_latency_verdict_name(r->lat.verdict));
@@ -192,6 +194,7 @@ static cJSON *case_json(const kb_case_result *r, int ab) {
         cJSON_AddNumberToObject(lat, "baseline_median_ms", r->base.median_ms);
         cJSON_AddNumberToObject(lat, "baseline_rmse", r->base.rmse);
         cJSON_AddStringToObject(lat, "baseline_recorded_at", r->base.recorded_at);
+        cJSON_AddStringToObject(lat, "baseline_timing", kb_timing_name(r->base.timing));
         cJSON_AddNumberToObject(lat, "ratio", r->lat.ratio);
         cJSON_AddNumberToObject(lat, "first_ratio", r->lat.first_ratio);
     }

@@ -219,9 +219,11 @@ typedef struct timing_ctx {
     kb_affinity cpus;
     long long calls;       /* timed or warm-up calls made so far */
     double round_t0;       /* when the round began (kb_now_s) */
+    double warmup_s;       /* and how long its sampler warms up (sampler.c) */
     kb_stage round_stage;  /* the round's stage once its warm-up is over */
     int clocks_checked;    /* the backend answered a clock-limit query */
     unsigned clock_limits; /* every limit it reported */
+    kb_timing timing;      /* how the round's samples (not its warm-up) were timed */
 } timing_ctx;
 
 /* Copies a buffer's contents into another of the backend's buffers: with
@@ -305,13 +307,26 @@ static void end_warm_up(const timing_ctx *t) {
         kb_watchdog_stage(t->round_stage);
 }
 
+/* How the backend times the implementation's calls now: the host clock, or
+ * device events with the calls held or not (a hold that gives up on an
+ * implementation does so for good, so the state after a sample is how its
+ * last calls were timed). */
+static kb_timing timed_as(const timing_ctx *t) {
+    const kb_backend *b = t->ctx->backend;
+    if (!b->times_held) return KB_TIMING_HOST;
+    return b->times_held(t->impl->run) ? KB_TIMING_HELD : KB_TIMING_UNHELD;
+}
+
 static int time_reps(void *p, int reps, double *ms) {
     timing_ctx *t = p;
     const kb_backend *b = t->ctx->backend;
     if (t->ctx->settings->cold_cache && b->flush_caches() != 0) return -1;
+    /* the sampler's warm-up: the calls that begin before warmup_s (sampler.c) */
+    const int warm_up = kb_now_s() - t->round_t0 < t->warmup_s;
     int rc = b->time_calls(t->impl->run, &t->bf->args, reps, ms);
     if (rc < 0) return -1;
     t->calls += reps;
+    if (!warm_up) t->timing = kb_timing_join(t->timing, timed_as(t));
     end_warm_up(t);
     int suspect = clock_suspect(t);
     return rc == KB_TIMED_DISTURBED ? KB_SAMPLE_DISTURBED : suspect;
@@ -351,6 +366,8 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
     const long long calls0 = tc->calls;
     const int metered = read_energy(ctx->backend, &e0) == 0;
     tc->round_t0 = t0;
+    tc->warmup_s = cfg.warmup_s;
+    tc->timing = KB_TIMING_UNKNOWN;
     tc->round_stage = i == 0                  ? KB_STAGE_MEASUREMENT
                       : ctx->settings->update ? KB_STAGE_RECORDING
                                               : KB_STAGE_CONFIRMATION;
@@ -359,6 +376,8 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
     int rc = kb_sample(&cfg, time_reps, tc, s);
     range_pop(ctx->backend);
     if (rc != 0) return -1;
+    r->round_timing[i] = tc->timing;
+    r->timing = kb_timing_join(r->timing, tc->timing);
     const double wall = kb_now_s() - t0;
     if (metered && read_energy(ctx->backend, &e1) == 0 && e1 >= e0 && wall > 0.0) {
         r->power_w[i] = (e1 - e0) / wall;
@@ -371,8 +390,12 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
 /* The rounds measured so far, as the gate takes them. */
 static void gate_rounds(const kb_case_result *r, kb_round *rounds) {
     for (int i = 0; i < r->n_rounds; ++i)
-        rounds[i] = (kb_round){r->rounds[i].ms, r->rounds[i].n, r->rounds[i].median, r->probe[i],
-                               r->rounds[i].disturbed_kept};
+        rounds[i] = (kb_round){r->rounds[i].ms,
+                               r->rounds[i].n,
+                               r->rounds[i].median,
+                               r->probe[i],
+                               r->rounds[i].disturbed_kept,
+                               r->round_timing[i]};
 }
 
 static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
@@ -549,6 +572,8 @@ int kb_case_round(kb_case_session *s, int cpu, int move, const kb_sampling *cfg,
     memset(out, 0, sizeof *out);
     if (cpu >= 0) (void)kb_affinity_pin(cpu); /* not allowed there: the scheduler decides */
     if (s->rounds++ > 0 && move && relocate(s->ctx, &s->bf, err) != 0) return -1;
+    s->tc.round_t0 = kb_now_s(); /* s->tc.timing gathers every round's samples */
+    s->tc.warmup_s = cfg->warmup_s;
     range_push(s->ctx->backend, "round %d", s->rounds);
     int rc = kb_sample(cfg, time_reps, &s->tc, out);
     range_pop(s->ctx->backend);
@@ -575,6 +600,7 @@ static int ab_measure(kb_case_session *s, kb_case_result *r, kb_err *err) {
         0)
         return -1;
     r->round_cpu[0] = r->ab.pairs[0].cpu;
+    r->round_timing[0] = r->timing = s->tc.timing;
     r->base.median_ms = kb_ab_base_median(&r->ab);
     r->lat = kb_ab_latency(&r->ab);
     return 0;

@@ -56,6 +56,8 @@ typedef struct kb_case_result {
     double power_w[KB_MAX_ROUNDS];         /* device power over the round; 0 = not measured */
     double energy_mj[KB_MAX_ROUNDS];       /* device energy per call over the round */
     int n_rounds;
+    kb_timing round_timing[KB_MAX_ROUNDS]; /* how each round's samples were timed */
+    kb_timing timing;                      /* and all of them together (timing.h) */
     int clocks_checked;    /* the backend could tell whether its clocks were limited */
     unsigned clock_limits; /* KB_CLOCKS_* seen after any timed sample (devmon.h) */
     double device_mem_mib; /* device memory in use while the case ran; < 0: unknown */

@@ -5,7 +5,9 @@
 #   4. against a copy 4x slower whose recorded machine probe figures (probe_*)
 #      are 8x what they are now: the machine explains it      -> exit 0, drift note
 #   5. against a copy with every rmse shifted by +0.01       -> exit 1, drift message
-#   6. recording with a tolerance its rounds are too noisy for -> exit 1, nothing written
+#   6. against a copy 4x slower whose calls were timed another way (held
+#      GPU calls, where this CPU run's are host-timed)    -> exit 0, not gated
+#   7. recording with a tolerance its rounds are too noisy for -> exit 1, nothing written
 # Inputs: DRIVER (kbench-<kernel>), TOOL (kbench-baseline), WORK (scratch dir).
 
 foreach(var DRIVER TOOL WORK)
@@ -57,6 +59,9 @@ if(NOT recorded MATCHES "\"bound\": \"(memory|compute)\"" OR
   message(FATAL_ERROR "record: ${base} lacks the case's bound, the machine's balance or the "
     "case's intensity (0.5 flop per byte for swish fp32):\n${recorded}")
 endif()
+if(NOT recorded MATCHES "\"timing\": \"host\"")
+  message(FATAL_ERROR "record: ${base} does not say how the calls were timed (host):\n${recorded}")
+endif()
 
 run_driver("same code, fresh baseline" 0 --baseline-dir "${dir}")
 expect_text("same code" "passed")
@@ -91,6 +96,20 @@ derive(shift-rmse 0.01 "${base}" "${WORK}/drift.json")
 run_driver("simulated accuracy drift" 1 --baseline "${WORK}/drift.json")
 expect_text("drift" "rmse drifted from the baseline")
 
+# A 4x slowdown against a baseline whose calls were timed another way (a
+# GPU's held calls): not comparable, so not gated, and the result says so.
+derive(scale-ms 0.25 "${base}" "${WORK}/slow_held.json")
+file(READ "${WORK}/slow_held.json" held)
+string(REPLACE "\"timing\": \"host\"" "\"timing\": \"held\"" held "${held}")
+file(WRITE "${WORK}/slow_held.json" "${held}")
+run_driver("baseline timed another way" 0 --baseline "${WORK}/slow_held.json")
+expect_text("timed another way" "baseline timed another way")
+expect_json("timed another way" "${WORK}/results/swish.cpu.fp32.json" "other_timing" cases 0
+  latency verdict)
+expect_json("timed another way" "${WORK}/results/swish.cpu.fp32.json" "held" cases 0 latency
+  baseline_timing)
+expect_json("timed another way" "${WORK}/results/swish.cpu.fp32.json" "host" cases 0 timing)
+
 # A tolerance of 0.01 % no real rounds meet: refused, the case fails and
 # the baseline file is not touched.
 file(SHA256 "${base}" before)
@@ -105,4 +124,4 @@ if(NOT before STREQUAL after)
 endif()
 expect_json("too noisy" "${WORK}/results/swish.cpu.fp32.json" "too_noisy" cases 0 latency verdict)
 
-message("e2e gate: all six steps behaved as expected")
+message("e2e gate: all seven steps behaved as expected")

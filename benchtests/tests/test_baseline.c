@@ -62,6 +62,7 @@ static cJSON *make_entry(double median, double min, double rmse, const double *s
         cJSON_AddNumberToObject(e, "probe_madd_gflops", 118.25);
         cJSON_AddNumberToObject(e, "probe_chain_gsteps", 0.96875);
         cJSON_AddStringToObject(e, "bound", "compute");
+        cJSON_AddStringToObject(e, "timing", "held");
     }
     if (samples) cJSON_AddItemToObject(e, "samples_ms", cJSON_CreateDoubleArray(samples, n));
     cJSON_AddStringToObject(e, "recorded_at", "2024-05-01T12:00:00Z");
@@ -115,6 +116,7 @@ static void test_merge_creates_file_and_round_trips(void) {
     ASSERT_NEAR(e.probe.v[KB_PROBE_MADD], 118.25, 0);
     ASSERT_NEAR(e.probe.v[KB_PROBE_CHAIN], 0.96875, 0);
     ASSERT_INT_EQ(e.bound, KB_BOUND_COMPUTE);
+    ASSERT_INT_EQ(e.timing, KB_TIMING_HELD);
     ASSERT_INT_EQ(e.n_samples, 5);
     for (int i = 0; i < 5 && i < e.n_samples; ++i) ASSERT_NEAR(e.samples_ms[i], samples_a[i], 0);
     ASSERT(strcmp(e.hardware_id, "hw-one|avx2") == 0);
@@ -143,6 +145,7 @@ static void test_entry_without_samples(void) {
     ASSERT_NEAR(e.rmse, 0, 0);
     ASSERT_INT_EQ(e.n_samples, 0);
     ASSERT(e.samples_ms == NULL);
+    ASSERT_INT_EQ(e.timing, KB_TIMING_UNKNOWN); /* no field: recorded before it was kept */
     kb_baseline_entry_free(&e);
     kb_baseline_close(&b);
 }
@@ -331,6 +334,10 @@ static void test_malformed_entry_fields(void) {
          "field 'entries." KEY_A ".bound'", "expected \"memory\""},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"bound\": 1, " GOOD_ENV "}",
          "field 'entries." KEY_A ".bound'", "expected \"memory\""},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"timing\": \"unknown\", " GOOD_ENV "}",
+         "field 'entries." KEY_A ".timing'", "expected \"host\", \"held\""},
+        {"{\"median_ms\": 1.0, \"rmse\": 0, \"timing\": true, " GOOD_ENV "}",
+         "field 'entries." KEY_A ".timing'", "expected \"host\", \"held\""},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"intensity\": -1, " GOOD_ENV "}",
          "field 'entries." KEY_A ".intensity'", "not negative"},
         {"{\"median_ms\": 1.0, \"rmse\": 0, \"balance\": [], " GOOD_ENV "}",

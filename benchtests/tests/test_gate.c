@@ -46,7 +46,7 @@ static void make_base(void) {
 
 static void set_round(int i, const double *x, int n) {
     memcpy(round_ms[i], x, (size_t)n * sizeof *x);
-    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n), {{0}}, 0};
+    rounds[i] = (kb_round){round_ms[i], n, median_of(round_ms[i], n), {{0}}, 0, KB_TIMING_UNKNOWN};
 }
 
 /* Round i: N_ROUND samples around center with +-rel jitter. */
@@ -383,7 +383,8 @@ static void test_bimodal_overlap_inconclusive(void) {
         snprintf(hi, sizeof hi, "hi%d", i);
         jittered(bimodal_round[i], 19, 0.55, 0.02, lo);
         jittered(bimodal_round[i] + 19, 21, 1.65, 0.02, hi);
-        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40), {{0}}, 0};
+        r[i] = (kb_round){bimodal_round[i], 40, median_of(bimodal_round[i], 40), {{0}}, 0,
+                          KB_TIMING_UNKNOWN};
         ASSERT(r[i].median > 1.10 * base.median_ms);
     }
     kb_gate_cfg cfg = kb_gate_defaults();
@@ -408,6 +409,64 @@ static void test_other_hardware(void) {
     kb_latency_decision d = kb_gate_latency(&cfg, rounds, 4, &base, "cpu-test|avx512f");
     ASSERT_INT_EQ(d.verdict, KB_LAT_OTHER_HARDWARE);
     ASSERT_NEAR(d.ratio, 2.0, 0.05); /* still reported */
+}
+
+/* Rounds timed one way against a baseline timed another (GPU calls held
+ * against unheld) are not compared: an unheld small case is several times
+ * slower, which would fail as a regression (or hide one the other way). */
+static void test_other_timing(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    make_base();
+    base.timing = KB_TIMING_HELD;
+    for (int i = 0; i < 4; ++i) {
+        make_round(i, 2.0, 0.01);
+        rounds[i].timing = KB_TIMING_UNHELD;
+    }
+    kb_latency_decision d = kb_gate_latency(&cfg, rounds, 4, &base, HW);
+    ASSERT_INT_EQ(d.verdict, KB_LAT_OTHER_TIMING);
+    ASSERT_NEAR(d.ratio, 2.0, 0.05); /* still reported */
+    ASSERT(!kb_latency_verdict_fails(d.verdict) && !kb_latency_verdict_gated(d.verdict));
+    /* held then unheld (the hold gave up part way): mixed, not held */
+    rounds[0].timing = KB_TIMING_HELD;
+    ASSERT_INT_EQ(kb_gate_latency(&cfg, rounds, 4, &base, HW).verdict, KB_LAT_OTHER_TIMING);
+    /* the same mode is gated: twice as slow fails */
+    for (int i = 0; i < 4; ++i) rounds[i].timing = KB_TIMING_HELD;
+    ASSERT_INT_EQ(kb_gate_latency(&cfg, rounds, 4, &base, HW).verdict, KB_LAT_REGRESSION);
+    base.timing = KB_TIMING_MIXED;
+    for (int i = 0; i < 4; ++i) rounds[i].timing = KB_TIMING_MIXED;
+    ASSERT_INT_EQ(kb_gate_latency(&cfg, rounds, 4, &base, HW).verdict, KB_LAT_REGRESSION);
+    /* a baseline from before the mode was kept is compared as before */
+    base.timing = KB_TIMING_UNKNOWN;
+    for (int i = 0; i < 4; ++i) rounds[i].timing = KB_TIMING_UNHELD;
+    ASSERT_INT_EQ(kb_gate_latency(&cfg, rounds, 4, &base, HW).verdict, KB_LAT_REGRESSION);
+    make_round(0, 1.0, 0.01);
+    rounds[0].timing = KB_TIMING_HOST;
+    base.timing = KB_TIMING_HOST;
+    ASSERT_INT_EQ(kb_gate_latency(&cfg, rounds, 1, &base, HW).verdict, KB_LAT_OK);
+}
+
+/* The modes' names, their parsing (an absent field is "unknown": no file
+ * names it) and how rounds' modes combine. */
+static void test_timing_modes(void) {
+    for (int t = KB_TIMING_HOST; t < KB_TIMING_N; ++t) {
+        kb_timing back = KB_TIMING_UNKNOWN;
+        ASSERT_INT_EQ(kb_timing_parse(kb_timing_name((kb_timing)t), &back), 0);
+        ASSERT_INT_EQ(back, t);
+    }
+    kb_timing t = KB_TIMING_HOST;
+    ASSERT_INT_EQ(kb_timing_parse("unknown", &t), -1);
+    ASSERT_INT_EQ(kb_timing_parse("Held", &t), -1);
+    ASSERT_INT_EQ(kb_timing_parse("", &t), -1);
+    ASSERT(strcmp(kb_timing_name(KB_TIMING_N), "?") == 0);
+    ASSERT_INT_EQ(kb_timing_join(KB_TIMING_UNKNOWN, KB_TIMING_HELD), KB_TIMING_HELD);
+    ASSERT_INT_EQ(kb_timing_join(KB_TIMING_UNHELD, KB_TIMING_UNKNOWN), KB_TIMING_UNHELD);
+    ASSERT_INT_EQ(kb_timing_join(KB_TIMING_HELD, KB_TIMING_HELD), KB_TIMING_HELD);
+    ASSERT_INT_EQ(kb_timing_join(KB_TIMING_HELD, KB_TIMING_UNHELD), KB_TIMING_MIXED);
+    ASSERT_INT_EQ(kb_timing_join(KB_TIMING_MIXED, KB_TIMING_HELD), KB_TIMING_MIXED);
+    ASSERT(kb_timing_comparable(KB_TIMING_UNKNOWN, KB_TIMING_UNHELD));
+    ASSERT(kb_timing_comparable(KB_TIMING_HELD, KB_TIMING_UNKNOWN));
+    ASSERT(!kb_timing_comparable(KB_TIMING_HELD, KB_TIMING_MIXED));
+    ASSERT(!kb_timing_comparable(KB_TIMING_HOST, KB_TIMING_HELD));
 }
 
 /* n evenly spaced values center * (1 - w + 2w (i + 0.5) / n), reversed so
@@ -645,6 +704,8 @@ int main(void) {
     RUN_TEST(test_bimodal_overlap_inconclusive);
     RUN_TEST(test_no_baseline);
     RUN_TEST(test_other_hardware);
+    RUN_TEST(test_other_timing);
+    RUN_TEST(test_timing_modes);
     RUN_TEST(test_no_samples_falls_back_to_ci);
     RUN_TEST(test_accuracy_within_tolerance);
     RUN_TEST(test_accuracy_rmse_over);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 typedef struct gating {
-    int gated, ab, recording, other_hardware, no_baseline, other;
+    int gated, ab, recording, other_hardware, other_timing, no_baseline, other;
     const char *profile, *ab_base, *backend;
 } gating;
 
@@ -36,6 +36,8 @@ static void count_ungated(gating *g, const kb_sum_test *t) {
         g->recording++;
     else if (any_case(t, KB_LAT_OTHER_HARDWARE))
         g->other_hardware++;
+    else if (any_case(t, KB_LAT_OTHER_TIMING))
+        g->other_timing++;
     else if (any_case(t, KB_LAT_NO_BASELINE))
         g->no_baseline++;
     else
@@ -78,7 +80,12 @@ static void why_not(kb_buf *b, const gating *g, int md) {
         sep = ", ";
     }
     if (g->other_hardware) {
-        kb_buf_printf(b, "%d with baselines recorded on other hardware", g->other_hardware);
+        kb_buf_printf(b, "%s%d with baselines recorded on other hardware", sep, g->other_hardware);
+        sep = ", ";
+    }
+    if (g->other_timing) {
+        kb_buf_printf(b, "%s%d with baselines timed another way (GPU calls held or not)", sep,
+                      g->other_timing);
         sep = ", ";
     }
     if (g->no_baseline) {

@@ -1,0 +1,29 @@
+/* The timing modes (timing.h). */
+#include "timing.h"
+
+#include <string.h>
+
+static const char *const names[KB_TIMING_N] = {"unknown", "host", "held", "unheld", "mixed"};
+
+const char *kb_timing_name(kb_timing t) {
+    return (unsigned)t < KB_TIMING_N ? names[t] : "?";
+}
+
+int kb_timing_parse(const char *name, kb_timing *t) {
+    for (int i = KB_TIMING_HOST; i < KB_TIMING_N; ++i)
+        if (strcmp(name, names[i]) == 0) {
+            *t = (kb_timing)i;
+            return 0;
+        }
+    return -1;
+}
+
+kb_timing kb_timing_join(kb_timing a, kb_timing b) {
+    if (a == KB_TIMING_UNKNOWN) return b;
+    if (b == KB_TIMING_UNKNOWN) return a;
+    return a == b ? a : KB_TIMING_MIXED;
+}
+
+int kb_timing_comparable(kb_timing base, kb_timing now) {
+    return base == KB_TIMING_UNKNOWN || now == KB_TIMING_UNKNOWN || base == now;
+}
