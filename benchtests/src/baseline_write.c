@@ -10,6 +10,7 @@
 static cJSON *entry_of(const kb_case_result *r, const cJSON *env, const char *now) {
     cJSON *e = cJSON_CreateObject();
     const kb_samples *best = &r->rounds[r->lat.best];
+    const kb_timing best_timing = r->round_timing[r->lat.best];
     cJSON_AddStringToObject(e, "case", r->c->name);
     cJSON_AddStringToObject(e, "variant", r->variant);
     cJSON_AddNumberToObject(e, "median_ms", r->stats.median);
@@ -28,7 +29,9 @@ static cJSON *entry_of(const kb_case_result *r, const cJSON *env, const char *no
     cJSON_AddStringToObject(e, "bound", kb_bound_name(r->bound));
     cJSON_AddNumberToObject(e, "intensity", r->intensity);
     cJSON_AddNumberToObject(e, "balance", r->balance);
-    cJSON_AddStringToObject(e, "timing", kb_timing_name(r->timing));
+    /* the kept round's samples are the entry's: how they were timed */
+    if (best_timing != KB_TIMING_UNKNOWN)
+        cJSON_AddStringToObject(e, "timing", kb_timing_name(best_timing));
     cJSON_AddStringToObject(e, "recorded_at", now);
     cJSON_AddItemToObject(e, "environment", cJSON_Duplicate(env, 1));
     return e;

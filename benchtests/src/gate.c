@@ -74,8 +74,8 @@ static kb_timing rounds_timing(const kb_round *rounds, int n_rounds) {
     return t;
 }
 
-kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
-                                    const kb_baseline_entry *base, const char *hardware_id) {
+static kb_latency_decision decide(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
+                                  const kb_baseline_entry *base, const char *hardware_id) {
     kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0, 1.0, KB_PROBE_N};
     for (int i = 1; i < n_rounds; ++i)
         if (rounds[i].median < rounds[d.best].median) d.best = i;
@@ -84,10 +84,6 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
     d.first_ratio = rounds[0].median / base->median_ms;
     if (strcmp(base->hardware_id, hardware_id) != 0) {
         d.verdict = KB_LAT_OTHER_HARDWARE;
-        return d;
-    }
-    if (!kb_timing_comparable(base->timing, rounds_timing(rounds, n_rounds))) {
-        d.verdict = KB_LAT_OTHER_TIMING;
         return d;
     }
     double limit = 1.0 + cfg->latency_tol;
@@ -113,6 +109,17 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
      * smaller drift is what the tolerance is for. */
     int drifted = d.drift > limit && !(d.ratio / d.drift > limit + d.noise);
     d.verdict = drifted ? KB_LAT_MACHINE_DRIFT : KB_LAT_REGRESSION;
+    return d;
+}
+
+kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
+                                    const kb_baseline_entry *base, const char *hardware_id) {
+    kb_latency_decision d = decide(cfg, rounds, n_rounds, base, hardware_id);
+    /* A slowdown measured the slower way (timing.h) decides nothing. */
+    const int slow = d.verdict == KB_LAT_REGRESSION || d.verdict == KB_LAT_INCONCLUSIVE ||
+                     d.verdict == KB_LAT_MACHINE_DRIFT;
+    if (slow && kb_timing_handicapped(base->timing, rounds_timing(rounds, n_rounds)))
+        d.verdict = KB_LAT_OTHER_TIMING;
     return d;
 }
 

@@ -63,8 +63,10 @@ typedef struct kb_latency_decision {
  * of the bound the baseline recorded (kb_machine_drift), the slowdown must
  * also hold after dividing the ratio by the machine's; if it does not, the
  * verdict is KB_LAT_MACHINE_DRIFT. A baseline recorded on other hardware
- * (KB_LAT_OTHER_HARDWARE) or timed another way than the rounds, held
- * against unheld GPU calls (KB_LAT_OTHER_TIMING, timing.h), is not gated. */
+ * is not gated (KB_LAT_OTHER_HARDWARE); nor is a slowdown (a regression,
+ * inconclusive or machine drift) whose rounds were timed in a way that
+ * takes longer than the baseline's (GPU calls unheld against held ones,
+ * timing.h): KB_LAT_OTHER_TIMING. */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);
 

@@ -338,6 +338,15 @@ static const char *baseline_note(const driver *d, const kb_case_result *res, int
             res[i].base.hardware_id, d->hardware_id);
         return note;
     }
+    for (int i = 0; i < n; ++i) {
+        if (res[i].lat.verdict != KB_LAT_OTHER_TIMING) continue;
+        snprintf(note, sizeof note,
+                 "%s.%s timed %s against a baseline timed %s: a slowdown timed the slower way "
+                 "is not failed (docs/baselines.md)",
+                 res[i].c->name, res[i].variant, kb_timing_name(res[i].timing),
+                 kb_timing_name(res[i].base.timing));
+        return note;
+    }
     return NULL;
 }
 

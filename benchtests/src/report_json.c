@@ -194,7 +194,8 @@ static cJSON *case_json(const kb_case_result *r, int ab) {
         cJSON_AddNumberToObject(lat, "baseline_median_ms", r->base.median_ms);
         cJSON_AddNumberToObject(lat, "baseline_rmse", r->base.rmse);
         cJSON_AddStringToObject(lat, "baseline_recorded_at", r->base.recorded_at);
-        cJSON_AddStringToObject(lat, "baseline_timing", kb_timing_name(r->base.timing));
+        /* A/B: the base's timing is not known here */
+        if (!ab) cJSON_AddStringToObject(lat, "baseline_timing", kb_timing_name(r->base.timing));
         cJSON_AddNumberToObject(lat, "ratio", r->lat.ratio);
         cJSON_AddNumberToObject(lat, "first_ratio", r->lat.first_ratio);
     }

@@ -18,11 +18,18 @@ static void measurement(FILE *f, const kb_case_result *r, const char *what, doub
  * and vendor_speedup 1) and its <figure>_available flag says 0;
  * docs/cdash.md lists each one's meaning. */
 static void baseline_measurements(FILE *f, const kb_case_result *r) {
-    const int compared = r->has_base && r->lat.verdict != KB_LAT_RECORDED;
+    /* a baseline from other hardware, or a slowdown timed unlike the
+     * baseline, was not compared: its ratio would graph as a step */
+    const kb_latency_verdict v = r->lat.verdict;
+    const int compared = r->has_base && v != KB_LAT_RECORDED && v != KB_LAT_OTHER_HARDWARE &&
+                         v != KB_LAT_OTHER_TIMING;
     measurement(f, r, "ratio_available", compared);
     measurement(f, r, "baseline_ms", compared ? r->base.median_ms : r->stats.median);
     measurement(f, r, "ratio", compared ? r->lat.ratio : 1.0);
     measurement(f, r, "machine_drift", isfinite(r->lat.drift) ? r->lat.drift : 1.0);
+    fprintf(f,
+            "<CTestMeasurement type=\"text/string\" name=\"%s.%s.timing\">%s</CTestMeasurement>\n",
+            r->c->name, r->variant, kb_timing_name(r->timing));
 }
 
 static void ab_measurements(FILE *f, const kb_case_result *r) {

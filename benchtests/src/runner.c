@@ -219,11 +219,11 @@ typedef struct timing_ctx {
     kb_affinity cpus;
     long long calls;       /* timed or warm-up calls made so far */
     double round_t0;       /* when the round began (kb_now_s) */
-    double warmup_s;       /* and how long its sampler warms up (sampler.c) */
     kb_stage round_stage;  /* the round's stage once its warm-up is over */
     int clocks_checked;    /* the backend answered a clock-limit query */
     unsigned clock_limits; /* every limit it reported */
-    kb_timing timing;      /* how the round's samples (not its warm-up) were timed */
+    int sampling;          /* the round's warm-up is over (kb_sample_marked) */
+    kb_timing timing;      /* how its undisturbed samples were timed (timing.h) */
 } timing_ctx;
 
 /* Copies a buffer's contents into another of the backend's buffers: with
@@ -317,16 +317,26 @@ static kb_timing timed_as(const timing_ctx *t) {
     return b->times_held(t->impl->run) ? KB_TIMING_HELD : KB_TIMING_UNHELD;
 }
 
+/* kb_sample_marked's mark: the calls timed from now on are samples. */
+static void samples_begin(void *p) {
+    ((timing_ctx *)p)->sampling = 1;
+}
+
+/* How the samples so far were timed; with none undisturbed (every one
+ * lost time, as a sample does whose hold ran out), how the calls are timed
+ * now. */
+static kb_timing samples_timing(const timing_ctx *t) {
+    return t->timing != KB_TIMING_UNKNOWN ? t->timing : timed_as(t);
+}
+
 static int time_reps(void *p, int reps, double *ms) {
     timing_ctx *t = p;
     const kb_backend *b = t->ctx->backend;
     if (t->ctx->settings->cold_cache && b->flush_caches() != 0) return -1;
-    /* the sampler's warm-up: the calls that begin before warmup_s (sampler.c) */
-    const int warm_up = kb_now_s() - t->round_t0 < t->warmup_s;
     int rc = b->time_calls(t->impl->run, &t->bf->args, reps, ms);
     if (rc < 0) return -1;
     t->calls += reps;
-    if (!warm_up) t->timing = kb_timing_join(t->timing, timed_as(t));
+    if (t->sampling && rc != KB_TIMED_DISTURBED) t->timing = kb_timing_join(t->timing, timed_as(t));
     end_warm_up(t);
     int suspect = clock_suspect(t);
     return rc == KB_TIMED_DISTURBED ? KB_SAMPLE_DISTURBED : suspect;
@@ -366,18 +376,18 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
     const long long calls0 = tc->calls;
     const int metered = read_energy(ctx->backend, &e0) == 0;
     tc->round_t0 = t0;
-    tc->warmup_s = cfg.warmup_s;
+    tc->sampling = 0;
     tc->timing = KB_TIMING_UNKNOWN;
     tc->round_stage = i == 0                  ? KB_STAGE_MEASUREMENT
                       : ctx->settings->update ? KB_STAGE_RECORDING
                                               : KB_STAGE_CONFIRMATION;
     kb_watchdog_stage(KB_STAGE_WARMUP);
     range_push(ctx->backend, "round %d", i + 1);
-    int rc = kb_sample(&cfg, time_reps, tc, s);
+    int rc = kb_sample_marked(&cfg, time_reps, samples_begin, tc, s);
     range_pop(ctx->backend);
     if (rc != 0) return -1;
-    r->round_timing[i] = tc->timing;
-    r->timing = kb_timing_join(r->timing, tc->timing);
+    r->round_timing[i] = samples_timing(tc);
+    r->timing = kb_timing_join(r->timing, r->round_timing[i]);
     const double wall = kb_now_s() - t0;
     if (metered && read_energy(ctx->backend, &e1) == 0 && e1 >= e0 && wall > 0.0) {
         r->power_w[i] = (e1 - e0) / wall;
@@ -572,10 +582,9 @@ int kb_case_round(kb_case_session *s, int cpu, int move, const kb_sampling *cfg,
     memset(out, 0, sizeof *out);
     if (cpu >= 0) (void)kb_affinity_pin(cpu); /* not allowed there: the scheduler decides */
     if (s->rounds++ > 0 && move && relocate(s->ctx, &s->bf, err) != 0) return -1;
-    s->tc.round_t0 = kb_now_s(); /* s->tc.timing gathers every round's samples */
-    s->tc.warmup_s = cfg->warmup_s;
+    s->tc.sampling = 0; /* s->tc.timing gathers every round's samples */
     range_push(s->ctx->backend, "round %d", s->rounds);
-    int rc = kb_sample(cfg, time_reps, &s->tc, out);
+    int rc = kb_sample_marked(cfg, time_reps, samples_begin, &s->tc, out);
     range_pop(s->ctx->backend);
     return rc == 0 ? 0 : kb_fail(err, "the implementation failed while timed");
 }
@@ -600,7 +609,7 @@ static int ab_measure(kb_case_session *s, kb_case_result *r, kb_err *err) {
         0)
         return -1;
     r->round_cpu[0] = r->ab.pairs[0].cpu;
-    r->round_timing[0] = r->timing = s->tc.timing;
+    r->round_timing[0] = r->timing = samples_timing(&s->tc);
     r->base.median_ms = kb_ab_base_median(&r->ab);
     r->lat = kb_ab_latency(&r->ab);
     return 0;

@@ -70,8 +70,14 @@ static const char *stop_rule(const kb_sampling *cfg, const kb_samples *s, double
 }
 
 int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out) {
+    return kb_sample_marked(cfg, fn, NULL, ctx, out);
+}
+
+int kb_sample_marked(const kb_sampling *cfg, kb_time_fn fn, void (*sampling)(void *ctx), void *ctx,
+                     kb_samples *out) {
     double call_ms;
     if (warm_up(cfg, fn, ctx, &call_ms) != 0) return -1;
+    if (sampling) sampling(ctx);
     out->n = out->dropped = out->suspect_kept = out->disturbed = out->disturbed_kept = 0;
     out->reps = reps_for(cfg, call_ms);
     double t0 = kb_now_s();

@@ -48,6 +48,11 @@ typedef struct kb_samples {
 /* Runs the loop. Returns 0, or non-zero when fn failed or memory ran out. */
 int kb_sample(const kb_sampling *cfg, kb_time_fn fn, void *ctx, kb_samples *out);
 
+/* The same, calling sampling(ctx) once the warm-up is over, before the
+ * first sample: what fn times from then on are the samples. */
+int kb_sample_marked(const kb_sampling *cfg, kb_time_fn fn, void (*sampling)(void *ctx), void *ctx,
+                     kb_samples *out);
+
 void kb_samples_free(kb_samples *s);
 
 #endif

@@ -24,6 +24,19 @@ kb_timing kb_timing_join(kb_timing a, kb_timing b) {
     return a == b ? a : KB_TIMING_MIXED;
 }
 
-int kb_timing_comparable(kb_timing base, kb_timing now) {
-    return base == KB_TIMING_UNKNOWN || now == KB_TIMING_UNKNOWN || base == now;
+/* The GPU modes from the fastest timing of the same work to the slowest;
+ * -1 for the host clock and unknown. */
+static int gpu_rank(kb_timing t) {
+    switch (t) {
+    case KB_TIMING_HELD: return 0;
+    case KB_TIMING_MIXED: return 1;
+    case KB_TIMING_UNHELD: return 2;
+    default: return -1;
+    }
+}
+
+int kb_timing_handicapped(kb_timing base, kb_timing now) {
+    if (base == KB_TIMING_UNKNOWN || now == KB_TIMING_UNKNOWN || base == now) return 0;
+    const int b = gpu_rank(base), n = gpu_rank(now);
+    return b < 0 || n < 0 || n > b; /* the host clock against a GPU's: not comparable */
 }

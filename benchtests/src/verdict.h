@@ -31,8 +31,8 @@
     X(NO_BASELINE, "no_baseline", "ok (no baseline)", 0, 0)                                   \
     /* the baseline was recorded on different hardware */                                     \
     X(OTHER_HARDWARE, "other_hardware", "ok (baseline from other hardware)", 0, 0)            \
-    /* the baseline's calls were timed another way (GPU: held vs unheld) */                   \
-    X(OTHER_TIMING, "other_timing", "ok (baseline timed another way)", 0, 0)                  \
+    /* slower, but timed a slower way than the baseline (GPU: unheld vs held) */              \
+    X(OTHER_TIMING, "other_timing", "ok (slower, timed unlike baseline)", 0, 0)               \
     /* update mode: the measurement became the baseline */                                    \
     X(RECORDED, "recorded", "recorded", 0, 0)                                                 \
     /* A/B: the head is confidently faster than the base beyond tolerance */                  \

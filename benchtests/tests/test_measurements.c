@@ -111,9 +111,10 @@ static void assert_every_figure_once(const char *out) {
     for (const char *at = strstr(out, "<CTestMeasurement "); at;
          at = strstr(at + 1, "<CTestMeasurement "))
         ++tags;
-    char bound[32];
-    ASSERT(text_figure(out, "bound", bound, sizeof bound)[0] != '\0');
-    ASSERT_INT_EQ(tags, KB_N_FIGURES + 1); /* and the bound, as text */
+    char text[32];
+    ASSERT(text_figure(out, "bound", text, sizeof text)[0] != '\0');
+    ASSERT(text_figure(out, "timing", text, sizeof text)[0] != '\0');
+    ASSERT_INT_EQ(tags, KB_N_FIGURES + 2); /* and the bound and the timing, as text */
 }
 
 static void test_nothing_to_compare_sends_neutral_values(void) {
@@ -166,6 +167,7 @@ static void test_measured_figures_pass_through(void) {
     r->cmp.bytes_saved = 0.4;
     r->power_w[1] = 210.0;
     r->energy_mj[1] = 52.5;
+    r->timing = KB_TIMING_HELD;
     char *out = measurements_of(r);
     assert_every_figure_once(out);
     ASSERT_NEAR(figure(out, "ratio_available"), 1.0, 0.0);
@@ -181,6 +183,7 @@ static void test_measured_figures_pass_through(void) {
     ASSERT_NEAR(figure(out, "pct_roofline"), 81.5, 1e-9);
     char bound[32];
     ASSERT(strcmp(text_figure(out, "bound", bound, sizeof bound), "L2") == 0);
+    ASSERT(strcmp(text_figure(out, "timing", bound, sizeof bound), "held") == 0);
     ASSERT_NEAR(figure(out, "vendor_speedup_available"), 1.0, 0.0);
     ASSERT_NEAR(figure(out, "vendor_speedup"), 0.7, 1e-9);
     ASSERT_NEAR(figure(out, "speedup_available"), 1.0, 0.0);
@@ -209,6 +212,24 @@ static void test_recording_sends_no_ratio(void) {
     free(r);
 }
 
+/* A baseline from other hardware, or a slowdown timed unlike the baseline,
+ * was not compared: no ratio, which would graph as a step. */
+static void test_uncompared_baselines_send_no_ratio(void) {
+    const kb_latency_verdict verdicts[] = {KB_LAT_OTHER_HARDWARE, KB_LAT_OTHER_TIMING};
+    for (int i = 0; i < 2; ++i) {
+        kb_case_result *r = bare_result();
+        r->has_base = 1;
+        r->base.median_ms = 0.05;
+        r->lat.verdict = verdicts[i];
+        r->lat.ratio = 5.0;
+        char *out = measurements_of(r);
+        ASSERT_NEAR(figure(out, "ratio_available"), 0.0, 0.0);
+        ASSERT_NEAR(figure(out, "ratio"), 1.0, 0.0);
+        free(out);
+        free(r);
+    }
+}
+
 static void test_cases_that_did_not_run_send_nothing(void) {
     kb_case_result *r = bare_result();
     r->skipped = 1;
@@ -227,6 +248,7 @@ int main(void) {
     RUN_TEST(test_nothing_to_compare_sends_neutral_values);
     RUN_TEST(test_measured_figures_pass_through);
     RUN_TEST(test_recording_sends_no_ratio);
+    RUN_TEST(test_uncompared_baselines_send_no_ratio);
     RUN_TEST(test_cases_that_did_not_run_send_nothing);
     return kb_test_summary();
 }

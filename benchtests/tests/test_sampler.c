@@ -42,6 +42,32 @@ static kb_sampling config(void) {
     return c;
 }
 
+/* kb_sample_marked's mark, once, between the warm-up and the first sample. */
+static int marks, marked_after;
+
+static void mark(void *ctx) {
+    marks++;
+    marked_after = ((fake *)ctx)->calls;
+}
+
+static void test_marks_the_first_sample(void) {
+    kb_sampling c = config();
+    fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0, 0};
+    kb_samples s = {0};
+    marks = marked_after = 0;
+    ASSERT_INT_EQ(kb_sample_marked(&c, fake_time, mark, &f, &s), 0);
+    ASSERT_INT_EQ(marks, 1);
+    ASSERT_INT_EQ(marked_after, 2); /* the two warm-up calls */
+    ASSERT_INT_EQ(f.calls, 2 + s.n);
+    kb_samples_free(&s);
+    /* a warm-up that fails marks nothing */
+    fake g = {{0.5, 0.5}, 0, 0, 1, 0, 0, 0};
+    marks = 0;
+    ASSERT(kb_sample_marked(&c, fake_time, mark, &g, &s) != 0);
+    ASSERT_INT_EQ(marks, 0);
+    kb_samples_free(&s);
+}
+
 static void test_stops_at_ci_target(void) {
     kb_sampling c = config();
     fake f = {{0.5, 0.5}, 0, 0, 0, 0, 0, 0};
@@ -290,6 +316,7 @@ static void test_ab_round_long_call_one_sample(void) {
 
 int main(void) {
     RUN_TEST(test_stops_at_ci_target);
+    RUN_TEST(test_marks_the_first_sample);
     RUN_TEST(test_stops_at_max_samples);
     RUN_TEST(test_many_samples_grow_buffer);
     RUN_TEST(test_min_time_keeps_sampling);
