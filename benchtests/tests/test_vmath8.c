@@ -8,7 +8,9 @@
  * against the scalar functions over every length up to three vectors and
  * around bf16's scratch blocks, in float, fp16 and bf16, streamed and not;
  * and its row passes (the fused first passes, the last pass's stores)
- * against kb/cpu.h's scalar ones.
+ * against kb/cpu.h's scalar ones. The double functions (four and eight
+ * lanes) likewise, over a stride through the top halves of the patterns
+ * and runs around their edges.
  * Built with the kernels' flags; without AVX2, FMA and F16C there is
  * nothing to compare, and the test reports Skipped, saying so. */
 #include "kb/cpu8.h"
@@ -287,10 +289,98 @@ static void test_rows(void) {
     check_stores();
 }
 
+/* The double functions (kb/vmath_lanes64.h) against their scalar forms, bit
+ * for bit: compare64_<NAME><W> over n patterns. */
+#define PAIR64(NAME, W, MM, SCALAR, VECTOR)                                                        \
+    static long compare64_##NAME##W(const uint64_t *u, size_t n, long reported) {                  \
+        double x[BLOCK], want[BLOCK], got[BLOCK];                                                  \
+        for (size_t i = 0; i < n; i++) x[i] = kb_bits_to_f64(u[i]);                                \
+        for (size_t i = 0; i < n; i++) want[i] = SCALAR(x[i]);                                     \
+        for (size_t i = 0; i < n; i += W) MM##_storeu_pd(got + i, VECTOR(MM##_loadu_pd(x + i)));   \
+        long bad = 0;                                                                              \
+        for (size_t i = 0; i < n; i++)                                                             \
+            if (kb_f64_to_bits(want[i]) != kb_f64_to_bits(got[i]) && reported + bad++ < 5)         \
+                KB_TEST_FAIL("%s(%a) [pattern 0x%016llx]: 0x%016llx, the scalar form 0x%016llx",   \
+                             #VECTOR, x[i], (unsigned long long)u[i],                              \
+                             (unsigned long long)kb_f64_to_bits(got[i]),                           \
+                             (unsigned long long)kb_f64_to_bits(want[i]));                         \
+        return bad;                                                                                \
+    }
+
+typedef struct pair64 {
+    const char *name;
+    long (*compare)(const uint64_t *u, size_t n, long reported);
+} pair64;
+
+PAIR64(exp, 4, _mm256, kb_exp, kb_exp4)
+PAIR64(swish, 4, _mm256, kb_swish_f64, kb_swish_f64_4)
+#if KB_VMATH16
+PAIR64(exp, 8, _mm512, kb_exp, kb_exp8)
+PAIR64(swish, 8, _mm512, kb_swish_f64, kb_swish_f64_8)
+#endif
+
+static const pair64 pairs64[] = {
+    {"kb_exp4", compare64_exp4},
+    {"kb_swish_f64_4", compare64_swish4},
+#if KB_VMATH16
+    {"kb_exp8", compare64_exp8},
+    {"kb_swish_f64_8", compare64_swish8},
+#endif
+};
+
+#define NPAIRS64 (sizeof pairs64 / sizeof pairs64[0])
+
+/* n patterns through every double pair, in blocks padded to whole vectors. */
+static void compare64_block(const uint64_t *u, size_t n, long *bad) {
+    uint64_t b[BLOCK];
+    memcpy(b, u, n * sizeof *b);
+    for (; n % 8; n++) b[n] = b[0];
+    for (size_t p = 0; p < NPAIRS64; p++) bad[p] += pairs64[p].compare(b, n, bad[p]);
+}
+
+/* The patterns whose top 32 bits are every s-th value (each with low bits
+ * from a fixed generator, so that low-bit patterns vary too), and runs of
+ * consecutive patterns around the places of a change: exp's clamps, where
+ * its results leave the normal range, zero, one, the infinities and NaNs,
+ * both signs. */
+static void test_doubles(void) {
+    long bad[NPAIRS64] = {0};
+    uint64_t u[BLOCK], lcg = 0x9e3779b97f4a7c15ull;
+    size_t k = 0;
+    /* an eighth of the float sweep's top halves: the double functions cost
+     * more, and the full run stays well inside its time limit */
+    const uint64_t s = 8ull * stride();
+    for (uint64_t hi = 0; hi < (1ull << 32); hi += s) {
+        lcg = lcg * 6364136223846793005ull + 1442695040888963407ull;
+        u[k++] = hi << 32 | lcg >> 32;
+        if (k == BLOCK) {
+            compare64_block(u, k, bad);
+            k = 0;
+        }
+    }
+    if (k) compare64_block(u, k, bad);
+    /* runs of BLOCK patterns, 512 in a sparse run (as the floats') */
+    const uint64_t window = s == 8 ? BLOCK : 512;
+    const double edges[] = {0.0, 1.0, -708.39, 709.78, -708.4, -745.2, 1e-300, INFINITY, NAN};
+    for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
+        for (int sign = 0; sign < 2; sign++) {
+            const uint64_t c = kb_f64_to_bits(edges[e]) ^ (sign ? 0x8000000000000000ull : 0u);
+            for (uint64_t i = 0; i < window; i++) u[i] = c - window / 2 + i;
+            compare64_block(u, window, bad);
+            for (uint64_t i = 0; i < window; i++) u[i] = c + (i << 32) - (window / 2 << 32);
+            compare64_block(u, window, bad);
+        }
+    printf("doubles, every %llu-th top half and the edges:", (unsigned long long)s);
+    for (size_t p = 0; p < NPAIRS64; p++) printf(" %s %ld differ;", pairs64[p].name, bad[p]);
+    printf("\n");
+    for (size_t p = 0; p < NPAIRS64; p++) ASSERT(bad[p] == 0);
+}
+
 int main(void) {
     RUN_TEST(test_patterns);
     RUN_TEST(test_maps);
     RUN_TEST(test_rows);
+    RUN_TEST(test_doubles);
     return kb_test_summary();
 }
 

@@ -39,38 +39,43 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
     }
 
 #if KB_VMATH8
-/* The same in float on the widest vectors (kb/vmath8.h), with the same
- * partial sums in the same order: the same results, bit for bit (kb/cpu8.h
- * asserts that KB_CPU_LANES is whole vectors). */
-#define SOFTMAX_EXP_F32(NAME, EXP, EXPV)                                                           \
-    static float softmax_exp_##NAME(const float *restrict x, float *restrict y, size_t n,          \
-                                    float m) {                                                     \
-        enum { K = KB_CPU_LANES / KB_VLANES };                                                     \
+/* The same on the widest vectors (kb/vmath8.h) of V, LANES lanes of T (PX:
+ * the intrinsics' suffix), with the same partial sums in the same order:
+ * the same results, bit for bit (kb/cpu8.h asserts that KB_CPU_LANES is
+ * whole vectors). */
+#define SOFTMAX_EXPV(T, NAME, SUFFIX, EXP, EXPV, V, LANES, PX)                                     \
+    static T softmax_exp_##NAME(const T *restrict x, T *restrict y, size_t n, T m) {               \
+        enum { K = KB_CPU_LANES / (LANES) };                                                       \
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
-        const kb_f32v mv = KB_MMV(set1_ps)(m);                                                     \
-        kb_f32v accv[K];                                                                           \
-        for (size_t k = 0; k < K; k++) accv[k] = KB_MMV(setzero_ps)();                             \
+        const V mv = KB_MMV(set1_##PX)(m);                                                         \
+        V accv[K];                                                                                 \
+        for (size_t k = 0; k < K; k++) accv[k] = KB_MMV(setzero_##PX)();                           \
         for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
             for (size_t k = 0; k < K; k++) {                                                       \
-                const size_t at = i + KB_VLANES * k;                                               \
-                const kb_f32v e = EXPV(KB_MMV(sub_ps)(KB_MMV(loadu_ps)(x + at), mv));              \
-                KB_MMV(storeu_ps)(y + at, e);                                                      \
-                accv[k] = KB_MMV(add_ps)(accv[k], e);                                              \
+                const size_t at = i + (LANES)*k;                                                   \
+                const V e = EXPV(KB_MMV(sub_##PX)(KB_MMV(loadu_##PX)(x + at), mv));                \
+                KB_MMV(storeu_##PX)(y + at, e);                                                    \
+                accv[k] = KB_MMV(add_##PX)(accv[k], e);                                            \
             }                                                                                      \
-        float acc[KB_CPU_LANES];                                                                   \
-        for (size_t k = 0; k < K; k++) KB_MMV(storeu_ps)(acc + KB_VLANES * k, accv[k]);            \
-        float sum = kb_cpu_lanes_sum_f32(acc);                                                     \
+        T acc[KB_CPU_LANES];                                                                       \
+        for (size_t k = 0; k < K; k++) KB_MMV(storeu_##PX)(acc + (LANES)*k, accv[k]);              \
+        T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
         for (size_t i = nv; i < n; i++) {                                                          \
             y[i] = EXP(x[i] - m);                                                                  \
             sum += y[i];                                                                           \
         }                                                                                          \
         return sum;                                                                                \
     }
+#define SOFTMAX_EXP_F64(NAME, EXP, EXPV)                                                           \
+    SOFTMAX_EXPV(double, NAME, f64, EXP, EXPV, kb_f64v, KB_VLANES64, pd)
+#define SOFTMAX_EXP_F32(NAME, EXP, EXPV)                                                           \
+    SOFTMAX_EXPV(float, NAME, f32, EXP, EXPV, kb_f32v, KB_VLANES, ps)
 #else
+#define SOFTMAX_EXP_F64(NAME, EXP, EXPV) SOFTMAX_EXP(double, NAME, f64, EXP)
 #define SOFTMAX_EXP_F32(NAME, EXP, EXPV) SOFTMAX_EXP(float, NAME, f32, EXP)
 #endif
 
-SOFTMAX_EXP(double, f64, f64, kb_exp)
+SOFTMAX_EXP_F64(f64, kb_exp, kb_expv)
 SOFTMAX_EXP_F32(f32, kb_expf, kb_expfv)
 /* For fp16/bf16 results: kb_expf_half's error (5.6e-6 relative) is small
  * next to their rounding. */

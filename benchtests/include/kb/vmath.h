@@ -331,6 +331,11 @@ static inline float kb_swish_half(float x) {
     return x / (1.0f + kb_expf_half(-x));
 }
 
+/* The same in double, through kb_exp. */
+static inline double kb_swish_f64(double x) {
+    return x / (1.0 + kb_exp(-x));
+}
+
 static inline double kb_gelu_f64(double x) {
     return 0.5 * x * kb_erfc(x * -0.70710678118654752440);
 }

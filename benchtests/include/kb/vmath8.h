@@ -92,6 +92,48 @@ typedef __m256i kb__vint8;
         return MM##_min_epu32(v, MM##_set1_epi32((int)k));                                         \
     }
 
+/* The same for W lanes of doubles V and 64-bit integers I (kb/vmath_lanes64.h). */
+#define KB__VPRIMITIVES64(W, V, I, MM, SI)                                                         \
+    static inline V kb__vdset##W(double v) {                                                       \
+        return MM##_set1_pd(v);                                                                    \
+    }                                                                                              \
+    static inline V kb__vdfma##W(V a, V b, V c) {                                                  \
+        return MM##_fmadd_pd(a, b, c);                                                             \
+    }                                                                                              \
+    static inline V kb__vdadd##W(V a, V b) {                                                       \
+        return MM##_add_pd(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vdsub##W(V a, V b) {                                                       \
+        return MM##_sub_pd(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vddiv##W(V a, V b) {                                                       \
+        return MM##_div_pd(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vdmin##W(V a, V b) {                                                       \
+        return MM##_min_pd(a, b);                                                                  \
+    }                                                                                              \
+    static inline V kb__vdmax##W(V a, V b) {                                                       \
+        return MM##_max_pd(a, b);                                                                  \
+    }                                                                                              \
+    static inline I kb__vdbits##W(V v) {                                                           \
+        return MM##_castpd_##SI(v);                                                                \
+    }                                                                                              \
+    static inline V kb__vdfloat##W(I v) {                                                          \
+        return MM##_cast##SI##_pd(v);                                                              \
+    }                                                                                              \
+    static inline I kb__vdaddi##W(I a, I b) {                                                      \
+        return MM##_add_epi64(a, b);                                                               \
+    }                                                                                              \
+    /* n into the exponent field: n << 52 */                                                       \
+    static inline I kb__vdexpfield##W(I v) {                                                       \
+        return MM##_slli_epi64(v, 52);                                                             \
+    }                                                                                              \
+    /* -x as C's unary minus: the sign bit flipped (an integer xor) */                             \
+    static inline V kb__vdneg##W(V x) {                                                            \
+        const I sign = MM##_castpd_##SI(MM##_set1_pd(-0.0));                                       \
+        return MM##_cast##SI##_pd(MM##_xor_##SI(MM##_castpd_##SI(x), sign));                       \
+    }
+
 KB__VPRIMITIVES(8, kb_f32x8, kb__vint8, _mm256, si256)
 /* x where x is NaN, else y. */
 static inline kb_f32x8 kb__vnanpass8(kb_f32x8 y, kb_f32x8 x) {
@@ -100,6 +142,16 @@ static inline kb_f32x8 kb__vnanpass8(kb_f32x8 y, kb_f32x8 x) {
 
 #define KB__W 8
 #include "kb/vmath_lanes.h"
+#undef KB__W
+
+typedef __m256d kb_f64x4;
+KB__VPRIMITIVES64(4, kb_f64x4, __m256i, _mm256, si256)
+static inline kb_f64x4 kb__vdnanpass4(kb_f64x4 y, kb_f64x4 x) {
+    return _mm256_blendv_pd(y, x, _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+}
+
+#define KB__W 4
+#include "kb/vmath_lanes64.h"
 #undef KB__W
 
 #else
@@ -121,26 +173,39 @@ static inline kb_f32x16 kb__vnanpass16(kb_f32x16 y, kb_f32x16 x) {
 #include "kb/vmath_lanes.h"
 #undef KB__W
 
+typedef __m512d kb_f64x8;
+KB__VPRIMITIVES64(8, kb_f64x8, __m512i, _mm512, si512)
+static inline kb_f64x8 kb__vdnanpass8(kb_f64x8 y, kb_f64x8 x) {
+    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), y, x);
+}
+
+#define KB__W 8
+#include "kb/vmath_lanes64.h"
+#undef KB__W
+
 #else
 #define KB_VMATH16 0
 #endif
 #undef KB__VPRIMITIVES
+#undef KB__VPRIMITIVES64
 
 /* The widest of them: what the kernels' loops use. */
 #if KB_VMATH16
-#define KB_VWIDTH 16
+#define KB_VWIDTH   16
+#define KB_VWIDTH64 8
 typedef kb_f32x16 kb_f32v;
-typedef __m512d kb_f64v;
+typedef kb_f64x8 kb_f64v;
 #define KB_MMV(op) _mm512_##op
 #elif KB_VMATH8
-#define KB_VWIDTH  8
+#define KB_VWIDTH   8
+#define KB_VWIDTH64 4
 typedef kb_f32x8 kb_f32v;
-typedef __m256d kb_f64v;
-#define KB_MMV(op) _mm256_##op
+typedef kb_f64x4 kb_f64v;
+#define KB_MMV(op)  _mm256_##op
 #endif
 #if KB_VMATH8
 #define KB_VLANES      KB_VWIDTH
-#define KB_VLANES64    (KB_VWIDTH / 2) /* kb_f64v's lanes: the same bytes */
+#define KB_VLANES64    KB_VWIDTH64 /* kb_f64v's lanes: the same bytes */
 #define KB__VW(name)   KB__CAT(name, KB_VWIDTH)
 #define kb_expfv       KB__VW(kb_expf)
 #define kb_expf_halfv  KB__VW(kb_expf_half)
@@ -149,6 +214,10 @@ typedef __m256d kb_f64v;
 #define kb_swish_f32_v KB__VW(kb_swish_f32_)
 #define kb_swish_halfv KB__VW(kb_swish_half)
 #define kb_negv        KB__VW(kb_neg)
+/* the double functions on kb_f64v, KB_VLANES64 lanes */
+#define KB__VW64(name) KB__CAT(name, KB_VWIDTH64)
+#define kb_expv        KB__VW64(kb_exp)
+#define kb_swish_f64_v KB__VW64(kb_swish_f64_)
 #endif
 
 #endif
