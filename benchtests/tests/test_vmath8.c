@@ -33,20 +33,31 @@ typedef struct pair8 {
 
 #define BLOCK 4096
 
-/* compare_<NAME><W>: SCALAR against its W-lane form VECTOR<W>. */
-#define PAIR(NAME, W, MM, SCALAR, VECTOR)                                                          \
-    static long compare_##NAME##W(const uint32_t *u, size_t n, long reported) {                    \
-        float x[BLOCK], want[BLOCK], got[BLOCK];                                                   \
-        for (size_t i = 0; i < n; i++) x[i] = kb_bits_to_f32(u[i]);                                \
+/* compare<PFX>_<NAME><W>: SCALAR against its W-lane form VECTOR, on values
+ * of type T given as patterns of the same-sized unsigned U (PX: the
+ * intrinsics' suffix). */
+#define PAIR_OF(PFX, T, U, PX, NAME, W, MM, SCALAR, VECTOR)                                        \
+    static long compare##PFX##_##NAME##W(const U *u, size_t n, long reported) {                    \
+        T x[BLOCK], want[BLOCK], got[BLOCK];                                                       \
+        memcpy(x, u, n * sizeof *x);                                                               \
         for (size_t i = 0; i < n; i++) want[i] = SCALAR(x[i]);                                     \
-        for (size_t i = 0; i < n; i += W) MM##_storeu_ps(got + i, VECTOR(MM##_loadu_ps(x + i)));   \
+        for (size_t i = 0; i < n; i += W)                                                          \
+            MM##_storeu_##PX(got + i, VECTOR(MM##_loadu_##PX(x + i)));                             \
         long bad = 0;                                                                              \
-        for (size_t i = 0; i < n; i++)                                                             \
-            if (kb_f32_to_bits(want[i]) != kb_f32_to_bits(got[i]) && reported + bad++ < 5)         \
-                KB_TEST_FAIL("%s(%a) [pattern 0x%08x]: 0x%08x, the scalar form 0x%08x", #VECTOR,   \
-                             (double)x[i], u[i], kb_f32_to_bits(got[i]), kb_f32_to_bits(want[i])); \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            U w, g;                                                                                \
+            memcpy(&w, &want[i], sizeof w);                                                        \
+            memcpy(&g, &got[i], sizeof g);                                                         \
+            if (w != g && reported + bad++ < 5)                                                    \
+                KB_TEST_FAIL("%s(%a) [pattern 0x%0*llx]: 0x%0*llx, the scalar form 0x%0*llx",      \
+                             #VECTOR, (double)x[i], (int)(2 * sizeof w), (unsigned long long)u[i], \
+                             (int)(2 * sizeof w), (unsigned long long)g, (int)(2 * sizeof w),      \
+                             (unsigned long long)w);                                               \
+        }                                                                                          \
         return bad;                                                                                \
     }
+#define PAIR(NAME, W, MM, SCALAR, VECTOR)                                                          \
+    PAIR_OF(, float, uint32_t, ps, NAME, W, MM, SCALAR, VECTOR)
 
 static float neg(float x) {
     return -x;
@@ -292,20 +303,7 @@ static void test_rows(void) {
 /* The double functions (kb/vmath_lanes64.h) against their scalar forms, bit
  * for bit: compare64_<NAME><W> over n patterns. */
 #define PAIR64(NAME, W, MM, SCALAR, VECTOR)                                                        \
-    static long compare64_##NAME##W(const uint64_t *u, size_t n, long reported) {                  \
-        double x[BLOCK], want[BLOCK], got[BLOCK];                                                  \
-        for (size_t i = 0; i < n; i++) x[i] = kb_bits_to_f64(u[i]);                                \
-        for (size_t i = 0; i < n; i++) want[i] = SCALAR(x[i]);                                     \
-        for (size_t i = 0; i < n; i += W) MM##_storeu_pd(got + i, VECTOR(MM##_loadu_pd(x + i)));   \
-        long bad = 0;                                                                              \
-        for (size_t i = 0; i < n; i++)                                                             \
-            if (kb_f64_to_bits(want[i]) != kb_f64_to_bits(got[i]) && reported + bad++ < 5)         \
-                KB_TEST_FAIL("%s(%a) [pattern 0x%016llx]: 0x%016llx, the scalar form 0x%016llx",   \
-                             #VECTOR, x[i], (unsigned long long)u[i],                              \
-                             (unsigned long long)kb_f64_to_bits(got[i]),                           \
-                             (unsigned long long)kb_f64_to_bits(want[i]));                         \
-        return bad;                                                                                \
-    }
+    PAIR_OF(64, double, uint64_t, pd, NAME, W, MM, SCALAR, VECTOR)
 
 typedef struct pair64 {
     const char *name;

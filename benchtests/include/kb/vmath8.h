@@ -36,42 +36,48 @@
 typedef __m256 kb_f32x8;
 typedef __m256i kb__vint8;
 
+/* The arithmetic both kinds of lanes are written in: kb__<P>set<W>, ...
+ * for W lanes of T in V (P: v for floats, vd for doubles), their patterns
+ * in I, with the intrinsics' prefix MM (_mm256, _mm512), integer suffix SI
+ * (si256, si512) and float suffix PX (ps, pd). */
+#define KB__VARITH(P, W, V, I, T, MM, SI, PX)                                                      \
+    static inline V kb__##P##set##W(T v) {                                                         \
+        return MM##_set1_##PX(v);                                                                  \
+    }                                                                                              \
+    static inline V kb__##P##fma##W(V a, V b, V c) {                                               \
+        return MM##_fmadd_##PX(a, b, c);                                                           \
+    }                                                                                              \
+    static inline V kb__##P##mul##W(V a, V b) {                                                    \
+        return MM##_mul_##PX(a, b);                                                                \
+    }                                                                                              \
+    static inline V kb__##P##add##W(V a, V b) {                                                    \
+        return MM##_add_##PX(a, b);                                                                \
+    }                                                                                              \
+    static inline V kb__##P##sub##W(V a, V b) {                                                    \
+        return MM##_sub_##PX(a, b);                                                                \
+    }                                                                                              \
+    static inline V kb__##P##div##W(V a, V b) {                                                    \
+        return MM##_div_##PX(a, b);                                                                \
+    }                                                                                              \
+    static inline V kb__##P##min##W(V a, V b) {                                                    \
+        return MM##_min_##PX(a, b);                                                                \
+    }                                                                                              \
+    static inline V kb__##P##max##W(V a, V b) {                                                    \
+        return MM##_max_##PX(a, b);                                                                \
+    }                                                                                              \
+    static inline I kb__##P##bits##W(V v) {                                                        \
+        return MM##_cast##PX##_##SI(v);                                                            \
+    }                                                                                              \
+    static inline V kb__##P##float##W(I v) {                                                       \
+        return MM##_cast##SI##_##PX(v);                                                            \
+    }
+
 /* The primitives kb/vmath_lanes.h is written in, for W lanes of floats V
- * and of 32-bit integers I, with the intrinsics' prefix MM (_mm256, _mm512)
- * and integer suffix SI (si256, si512); each width adds its NaN select. The
- * sign flip is an integer xor at every width (the float one needs
- * AVX-512DQ at sixteen). */
+ * and of 32-bit integers I; each width adds its NaN select. The sign flip
+ * is an integer xor at every width (the float one needs AVX-512DQ at
+ * sixteen). */
 #define KB__VPRIMITIVES(W, V, I, MM, SI)                                                           \
-    static inline V kb__vset##W(float v) {                                                         \
-        return MM##_set1_ps(v);                                                                    \
-    }                                                                                              \
-    static inline V kb__vfma##W(V a, V b, V c) {                                                   \
-        return MM##_fmadd_ps(a, b, c);                                                             \
-    }                                                                                              \
-    static inline V kb__vmul##W(V a, V b) {                                                        \
-        return MM##_mul_ps(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vadd##W(V a, V b) {                                                        \
-        return MM##_add_ps(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vsub##W(V a, V b) {                                                        \
-        return MM##_sub_ps(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vdiv##W(V a, V b) {                                                        \
-        return MM##_div_ps(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vmin##W(V a, V b) {                                                        \
-        return MM##_min_ps(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vmax##W(V a, V b) {                                                        \
-        return MM##_max_ps(a, b);                                                                  \
-    }                                                                                              \
-    static inline I kb__vbits##W(V v) {                                                            \
-        return MM##_castps_##SI(v);                                                                \
-    }                                                                                              \
-    static inline V kb__vfloat##W(I v) {                                                           \
-        return MM##_cast##SI##_ps(v);                                                              \
-    }                                                                                              \
+    KB__VARITH(v, W, V, I, float, MM, SI, ps)                                                      \
     static inline I kb__vaddi##W(I a, I b) {                                                       \
         return MM##_add_epi32(a, b);                                                               \
     }                                                                                              \
@@ -94,33 +100,7 @@ typedef __m256i kb__vint8;
 
 /* The same for W lanes of doubles V and 64-bit integers I (kb/vmath_lanes64.h). */
 #define KB__VPRIMITIVES64(W, V, I, MM, SI)                                                         \
-    static inline V kb__vdset##W(double v) {                                                       \
-        return MM##_set1_pd(v);                                                                    \
-    }                                                                                              \
-    static inline V kb__vdfma##W(V a, V b, V c) {                                                  \
-        return MM##_fmadd_pd(a, b, c);                                                             \
-    }                                                                                              \
-    static inline V kb__vdadd##W(V a, V b) {                                                       \
-        return MM##_add_pd(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vdsub##W(V a, V b) {                                                       \
-        return MM##_sub_pd(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vddiv##W(V a, V b) {                                                       \
-        return MM##_div_pd(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vdmin##W(V a, V b) {                                                       \
-        return MM##_min_pd(a, b);                                                                  \
-    }                                                                                              \
-    static inline V kb__vdmax##W(V a, V b) {                                                       \
-        return MM##_max_pd(a, b);                                                                  \
-    }                                                                                              \
-    static inline I kb__vdbits##W(V v) {                                                           \
-        return MM##_castpd_##SI(v);                                                                \
-    }                                                                                              \
-    static inline V kb__vdfloat##W(I v) {                                                          \
-        return MM##_cast##SI##_pd(v);                                                              \
-    }                                                                                              \
+    KB__VARITH(vd, W, V, I, double, MM, SI, pd)                                                    \
     static inline I kb__vdaddi##W(I a, I b) {                                                      \
         return MM##_add_epi64(a, b);                                                               \
     }                                                                                              \
@@ -186,6 +166,7 @@ static inline kb_f64x8 kb__vdnanpass8(kb_f64x8 y, kb_f64x8 x) {
 #else
 #define KB_VMATH16 0
 #endif
+#undef KB__VARITH
 #undef KB__VPRIMITIVES
 #undef KB__VPRIMITIVES64
 
