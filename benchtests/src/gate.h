@@ -12,6 +12,10 @@
 
 #include <stddef.h>
 
+/* The most rounds a case measures: the first and at most
+ * KB_MAX_ROUNDS - 1 confirmations (--confirm-rounds is refused above). */
+#define KB_MAX_ROUNDS 16
+
 typedef struct kb_gate_cfg {
     double latency_tol;    /* allowed median slowdown, fraction (KBENCH_LATENCY_TOLERANCE) */
     double accuracy_drift; /* allowed |rmse - baseline rmse| (KBENCH_ACCURACY_DRIFT) */

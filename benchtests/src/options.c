@@ -294,7 +294,8 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_WARMUP: return parse_double(arg, 0.0, 3600.0, &s->warmup_s, "--warmup", err);
     case OPT_TARGET_CI: return parse_double(arg, 0.0, 1.0, &s->target_rel_ci, "--target-ci", err);
     case OPT_CONFIRM_ROUNDS:
-        return parse_int(arg, 0, 100, &o->gate.confirm_rounds, "--confirm-rounds", err);
+        return parse_int(arg, 0, KB_MAX_ROUNDS - 1, &o->gate.confirm_rounds, "--confirm-rounds",
+                         err);
     case OPT_LAT_TOL:
         return parse_double(arg, 0.0, 10.0, &o->gate.latency_tol, "--latency-tolerance", err);
     case OPT_ACC_DRIFT:

@@ -322,11 +322,13 @@ static void samples_begin(void *p) {
     ((timing_ctx *)p)->sampling = 1;
 }
 
-/* How the samples so far were timed; with none undisturbed (every one
- * lost time, as a sample does whose hold ran out), how the calls are timed
- * now. */
+/* How the samples so far were timed. With none undisturbed, how the calls
+ * are timed now, but not "held": every sample lost time, as one does whose
+ * hold ran out, so some of its calls waited on the host (mixed). */
 static kb_timing samples_timing(const timing_ctx *t) {
-    return t->timing != KB_TIMING_UNKNOWN ? t->timing : timed_as(t);
+    if (t->timing != KB_TIMING_UNKNOWN) return t->timing;
+    const kb_timing now = timed_as(t);
+    return now == KB_TIMING_HELD ? KB_TIMING_MIXED : now;
 }
 
 static int time_reps(void *p, int reps, double *ms) {
@@ -421,7 +423,7 @@ static int needs_probe(const kb_run_ctx *ctx, const kb_case_result *r) {
     if (ctx->settings->update) return 1;
     kb_latency_verdict v = r->lat.verdict;
     return v == KB_LAT_PENDING || v == KB_LAT_INCONCLUSIVE || v == KB_LAT_REGRESSION ||
-           v == KB_LAT_MACHINE_DRIFT;
+           v == KB_LAT_MACHINE_DRIFT || v == KB_LAT_OTHER_TIMING;
 }
 
 static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r,

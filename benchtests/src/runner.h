@@ -14,8 +14,6 @@
 #include "sampler.h"
 #include "stats.h"
 
-#define KB_MAX_ROUNDS 16
-
 typedef struct kb_run_ctx {
     const kb_run_settings *settings; /* from the command line (run_settings.h) */
     const kb_manifest *manifest;

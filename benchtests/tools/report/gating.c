@@ -84,7 +84,7 @@ static void why_not(kb_buf *b, const gating *g, int md) {
         sep = ", ";
     }
     if (g->other_timing) {
-        kb_buf_printf(b, "%s%d with baselines timed another way (GPU calls held or not)", sep,
+        kb_buf_printf(b, "%s%d with a slowdown timed the slower way (GPU calls unheld)", sep,
                       g->other_timing);
         sep = ", ";
     }
