@@ -161,7 +161,7 @@ static void test_half_math(void) {
         e = fabs((double)kb_gelu_half(x) - gelu_want(x));
         worst_gelu = e > worst_gelu ? e : worst_gelu;
     }
-    const float exp_at = -87.095787f, erf_at = 3.74007297f, gelu_at = 5.3429184f;
+    const float exp_at = -87.095787f, erf_at = 3.74007297f, gelu_at = 0x1.55b24ap+2f;
     const double e = fabs((double)kb_expf_half(exp_at) / exp((double)exp_at) - 1.0),
                  f = fabs((double)kb_erff_half(erf_at) - erf((double)erf_at)),
                  g = fabs((double)kb_gelu_half(gelu_at) - gelu_want(gelu_at));
@@ -212,7 +212,40 @@ static void test_specials(void) {
     ASSERT(kb_erff_half(INFINITY) == 1.0f && kb_erff_half(-INFINITY) == -1.0f);
     ASSERT(kb_erff_half(4.0f) <= 1.0f && isnan(kb_erff_half(NAN)));
     ASSERT(kb_gelu_half(0.0f) == 0.0f && kb_gelu_half(40.0f) == 40.0f);
+    ASSERT(kb_gelu_half(-0.0f) == 0.0f && kb_gelu_half(-40.0f) == 0.0f);
+    ASSERT(kb_gelu_half(INFINITY) == INFINITY);
     ASSERT(isnan(kb_gelu_half(NAN)));
+}
+
+/* kb__expf_half_neg(x) is kb_expf_half(-x) bit for bit but for NaN x, and
+ * so kb_swish_half is x / (1 + kb_expf_half(-x)), NaN included: every 61st
+ * float pattern (both signs, every exponent), the clamps' bounds and the
+ * floats beside them. */
+static int expf_half_neg_differs(float x) {
+    return kb_f32_to_bits(kb__expf_half_neg(x)) != kb_f32_to_bits(kb_expf_half(-x)) ||
+           kb_f32_to_bits(kb_swish_half(x)) != kb_f32_to_bits(x / (1.0f + kb_expf_half(-x)));
+}
+
+static void test_expf_half_neg(void) {
+    size_t bad = 0, nan_bad = 0;
+    const uint64_t step = 61 * (uint64_t)sparse();
+    for (uint64_t b = 0; b <= 0xffffffffu; b += step) {
+        const float x = kb_bits_to_f32((uint32_t)b);
+        if (isnan(x))
+            nan_bad += !isnan(kb_swish_half(x));
+        else
+            bad += (size_t)expf_half_neg_differs(x);
+    }
+    const float edges[] = {87.3f, -88.7f, 88.7f, -87.3f, 0.0f, -0.0f, INFINITY, -INFINITY};
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++)
+        for (int d = -2; d <= 2; d++) {
+            float x = edges[i];
+            for (int k = 0; k < (d < 0 ? -d : d); k++)
+                x = nextafterf(x, d < 0 ? -INFINITY : INFINITY);
+            bad += (size_t)expf_half_neg_differs(x);
+        }
+    ASSERT_INT_EQ(bad, 0);
+    ASSERT_INT_EQ(nan_bad, 0);
 }
 
 #ifdef __FMA__
@@ -244,5 +277,6 @@ int main(void) {
     printf("no FMA in this build: the ulp bounds (measured with FMA) are not checked\n");
 #endif
     RUN_TEST(test_specials);
+    RUN_TEST(test_expf_half_neg);
     return kb_test_summary();
 }

@@ -5,8 +5,9 @@
  * that every low-bit pattern is met), and every pattern near the places
  * where the functions change behaviour: the clamps of exp and erf, erf's cap
  * at 1, zero, the infinities and NaNs. And kb/cpu8.h's elementwise maps
- * against the scalar functions over every length up to three vectors and
- * around bf16's scratch blocks, in float, fp16 and bf16, streamed and not;
+ * against the scalar functions over every length up to three vectors past
+ * the 16-bit maps' pipeline and a few longer ones, in float, fp16 and bf16,
+ * streamed and not;
  * and its row passes (the fused first passes, the last pass's stores)
  * against kb/cpu.h's scalar ones. The double functions (four and eight
  * lanes) likewise, over a stride through the top halves of the patterns
@@ -142,7 +143,8 @@ static void test_patterns(void) {
 }
 
 /* kb/cpu8.h's maps (on the widest vectors) over every length up to three
- * vectors (whole vectors and tails) and a few around bf16's blocks, at
+ * vectors past the 16-bit maps' pipeline (whole vectors and tails) and a
+ * few longer ones, the 16-bit maps with two stages, at
  * offsets 0 .. KB_VLANES - 1 elements, against the scalar function with
  * guards around the output; both the cached and the streaming stores (the
  * maps stream where the output is aligned for their widest stores: offset
@@ -152,10 +154,33 @@ static kb_f32v expf_mapv(kb_f32v x) {
     return kb_expfv(x);
 }
 
-static void check_map(kb_prec prec, int stream) {
-    /* Every length up to three vectors, and around bf16's blocks. */
+/* A second stage for the 16-bit maps: x e^x, so that a vector's first stage
+ * meeting another vector's second would show. */
+static kb_f32v times_x_mapv(kb_f32v x, kb_f32v t) {
+    return KB_MMV(mul_ps)(x, t);
+}
+
+/* A first stage whose results are float denormals for |x| < 2^7 (half the
+ * inputs below), which bf16's one-instruction narrowing would flush: the
+ * runs that hold one must be stored again, and only those. */
+static kb_f32v tiny_mapv(kb_f32v x) {
+    return KB_MMV(mul_ps)(x, KB_MMV(set1_ps)(0x1p-133f));
+}
+
+/* The 16-bit maps' want for element x: x e^x, or with `tiny` x 2^-133. */
+static float map_want(float x, int tiny) {
+    return tiny ? x * 0x1p-133f : x * kb_expf(x);
+}
+
+static void check_map(kb_prec prec, int stream, int tiny) {
+    /* Every length up to three vectors past the 16-bit pipeline (two rings
+     * of KB__CPU_AHEAD vectors), and a few longer ones. */
     /* PAD: 64 bytes of floats, so that offset 0 is aligned for every stream */
-    enum { SHORT = 3 * KB_VLANES + 1, N = 3 * KB_CPU_MAP_BLOCK + 48, PAD = 16 };
+    enum {
+        SHORT = (2 * KB__CPU_AHEAD + 3) * KB_VLANES + 1,
+        N = 3 * KB_CPU_MAP_BLOCK + 48,
+        PAD = 16
+    };
     const size_t longer[] = {KB_CPU_MAP_BLOCK - 1, KB_CPU_MAP_BLOCK, KB_CPU_MAP_BLOCK + 1,
                              2 * KB_CPU_MAP_BLOCK + 13, N};
     _Alignas(64) uint16_t x16[N + 2 * PAD], y16[N + 2 * PAD];
@@ -176,7 +201,8 @@ static void check_map(kb_prec prec, int stream) {
             a.in[0] = half ? (const void *)(x16 + PAD + off) : (const void *)(x32 + PAD + off);
             a.out[0] = half ? (void *)(y16 + PAD + off) : (void *)(y32 + PAD + off);
             if (half)
-                kb_cpu_mapv_half(&a, expf_mapv, n);
+                kb_cpu_mapv_half(&a, tiny ? tiny_mapv : expf_mapv,
+                                 tiny ? kb_cpu_stage_result : times_x_mapv, n);
             else
                 kb_cpu_mapv_f32(&a, expf_mapv, n);
             for (size_t i = 0; i < N + 2 * PAD; i++) {
@@ -186,7 +212,7 @@ static void check_map(kb_prec prec, int stream) {
                 if (half) {
                     const float xf =
                         prec == KB_BF16 ? kb_bf16_to_f32(x16[i]) : kb_f16_to_f32(x16[i]);
-                    want = kb_expf(xf);
+                    want = map_want(xf, tiny);
                     w = inside ? (prec == KB_BF16 ? kb_f32_to_bf16(want) : kb_f32_to_f16(want))
                                : 0xabcd;
                     got = y16[i];
@@ -195,9 +221,9 @@ static void check_map(kb_prec prec, int stream) {
                     got = kb_f32_to_bits(y32[i]);
                 }
                 if (got != w)
-                    KB_TEST_FAIL("%s map, stream %d, offset %zu, n %zu, element %zd: 0x%x, want "
-                                 "0x%x",
-                                 kb_prec_name(prec), stream, off, n,
+                    KB_TEST_FAIL("%s map%s, stream %d, offset %zu, n %zu, element %zd: 0x%x, "
+                                 "want 0x%x",
+                                 kb_prec_name(prec), tiny ? " (tiny)" : "", stream, off, n,
                                  (ptrdiff_t)i - PAD - (ptrdiff_t)off, got, w);
             }
         }
@@ -205,9 +231,11 @@ static void check_map(kb_prec prec, int stream) {
 
 static void test_maps(void) {
     for (int stream = 0; stream < 2; stream++) {
-        check_map(KB_FP32, stream);
-        check_map(KB_FP16, stream);
-        check_map(KB_BF16, stream);
+        check_map(KB_FP32, stream, 0);
+        for (int tiny = 0; tiny <= 1; tiny++) {
+            check_map(KB_FP16, stream, tiny);
+            check_map(KB_BF16, stream, tiny);
+        }
     }
 }
 

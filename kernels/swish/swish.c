@@ -28,8 +28,8 @@ static void swish_f64(const double *restrict x, double *restrict y, size_t n) {
 }
 
 static int swish_cpu(const kb_args *a) {
-    return kb_cpu_elementwisev(a, swish_f64, kb_swish_f32_v, kb_swish_halfv,
-                               (size_t)kb_case_dim(a->c, "n"));
+    return kb_cpu_elementwisev(a, swish_f64, kb_swish_f32_v, kb_swish_half_denv,
+                               kb_swish_half_from_denv, (size_t)kb_case_dim(a->c, "n"));
 }
 #else
 static void swish_f64(const double *restrict x, double *restrict y, size_t n) {

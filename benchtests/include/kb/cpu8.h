@@ -4,9 +4,10 @@
  *
  * kb/cpu.h's elementwise paths call a float block function, and fp16/bf16
  * go through float scratch blocks in L1: widened there, computed into a
- * second block, narrowed from it. Here each fp16 vector is loaded, widened
- * in a register, computed and narrowed on its way to memory (bf16, whose
- * conversions are longer, still goes through one block, computed in place),
+ * second block, narrowed from it. Here each fp16 vector (and bf16, on
+ * sixteen lanes) is loaded, widened in a register, computed (in two stages,
+ * the first a few vectors ahead: kb__cpu_fused_halfv) and narrowed on its way
+ * to memory,
  * and when the output is larger than the last cache it is written with
  * non-temporal stores, which do not read the lines first (a third stream of
  * memory traffic that the kernel's bytes do not count).
@@ -92,12 +93,25 @@ KB__CPU8_INLINE void kb_cpu_store_f64v(double *y, kb_f64v v, int stream) {
         KB_MMV(storeu_pd)(y, v);
 }
 
+/* A float function in two stages, f(x) = out(x, in(x)), as kb/vmath8.h's
+ * kb_gelu_half_ratiov and kb_gelu_half_from_ratiov: the fp16 path computes
+ * `in` a few vectors ahead of `out` (kb__cpu_fused_fp16v). A function of
+ * one stage is in = f, out = kb_cpu_stage_result. */
+typedef kb_f32v (*kb_cpu_fnv2)(kb_f32v x, kb_f32v t);
+
+static inline kb_f32v kb_cpu_stage_result(kb_f32v x, kb_f32v t) {
+    (void)x;
+    return t;
+}
+
 /* The last n < KB_VLANES elements, padded: the same function gives them the
  * same results as the full vectors would. */
-KB__CPU8_INLINE void kb__cpu_tail_f32v(kb_cpu_fnv f, const float *x, float *y, size_t n) {
+KB__CPU8_INLINE void kb__cpu_tail_f32v(kb_cpu_fnv in, kb_cpu_fnv2 out, const float *x, float *y,
+                                       size_t n) {
     float b[KB_VLANES] = {0};
     memcpy(b, x, n * sizeof *b);
-    KB_MMV(storeu_ps)(b, f(KB_MMV(loadu_ps)(b)));
+    const kb_f32v v = KB_MMV(loadu_ps)(b);
+    KB_MMV(storeu_ps)(b, out(v, in(v)));
     memcpy(y, b, n * sizeof *b);
 }
 
@@ -109,7 +123,7 @@ KB__CPU8_INLINE void kb_cpu_mapv_f32(const kb_args *a, kb_cpu_fnv f, size_t n) {
     const int stream = kb_cpu_streams(a, y, n * sizeof *y, KB_VLANES * sizeof *y);
     for (size_t i = 0; i < nv; i += KB_VLANES)
         kb_cpu_store_f32v(y + i, f(KB_MMV(loadu_ps)(x + i)), stream);
-    if (nv < n) kb__cpu_tail_f32v(f, x + nv, y + nv, n - nv);
+    if (nv < n) kb__cpu_tail_f32v(f, kb_cpu_stage_result, x + nv, y + nv, n % KB_VLANES);
     if (stream) kb_cpu_stream_fence();
 }
 
@@ -233,67 +247,145 @@ static inline float kb_cpu_to_f32_maxv(float *restrict dst, const uint16_t *rest
                         : kb__cpu_to_f32_maxv_BF16(dst, x, n, next);
 }
 
-/* bf16 in blocks of KB_CPU_MAP_BLOCK through float scratch in L1: its
- * conversions take several instructions and constants each, and in the
- * same loop as a function of GELU's size they left too few registers (bf16
- * GELU ran 25 % slower in L1 than through scratch; fp16, converted by one
- * instruction each way, ran as fast or faster fused). Narrowed a vector
- * at a time (kb__cpu_bf16_8 / _16). */
-KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv f, const uint16_t *restrict x,
-                                          uint16_t *restrict y, size_t n, int stream) {
+/* How many vectors ahead of `out` the 16-bit maps compute `in`. A Zen 5
+ * keeps only about 80 vector operations waiting for their operands (a chain
+ * of 16 dependent multiply-adds per vector ran at one a cycle, where
+ * independent ones run at two), and GELU's chain, one vector's, is about 50
+ * cycles long: a loop that computes each vector in turn fills that window
+ * with operations that wait. With the first stage, the long part of the
+ * chain, computed ahead, the second stage's operations are ready when they
+ * enter: fp16 GELU ran 10-15 % faster in L1 and past the caches. Each
+ * vector ahead holds two registers: four with AVX-512's 32, two with AVX2's
+ * 16. */
+#if KB_VMATH16
+#define KB__CPU_AHEAD 4
+#else
+#define KB__CPU_AHEAD 2
+#endif
+
+/* KB__CPU_AHEAD vectors of results o[] to y, y + KB_VLANES, ..., as
+ * kb_cpu_store_halfv stores each. With AVX512-BF16 and -DQ, bf16 is
+ * narrowed by one instruction a vector and the run is classified at once:
+ * vcvtneps2bf16 flushes float denormals, and a run that holds one is stored
+ * again through the integer path (kb__cpu_bf16_16_int). A test and branch
+ * per vector had cost bf16 GELU's map 6 % on a Zen 5. */
+KB__CPU8_INLINE void kb__cpu_store_halfv_run(kb_prec p, uint16_t *y, const kb_f32v *o, int stream) {
+    enum { D = KB__CPU_AHEAD, L = KB_VLANES };
+#if KB_VMATH16 && defined(__AVX512BF16__) && defined(__AVX512DQ__)
+    if (p == KB_BF16) {
+        __mmask16 denormal = 0;
+#pragma GCC unroll 4
+        for (size_t k = 0; k < D; k++) {
+            denormal |= _mm512_fpclass_ps_mask(o[k], 0x20);
+            kb__cpu_put16v(y + k * L, (__m256i)_mm512_cvtneps_pbh(o[k]), stream);
+        }
+        if (__builtin_expect(denormal != 0, 0))
+            for (size_t k = 0; k < D; k++)
+                kb__cpu_put16v(y + k * L, kb__cpu_bf16_16_int(o[k]), stream);
+        return;
+    }
+#endif
+#pragma GCC unroll 4
+    for (size_t k = 0; k < D; k++) kb_cpu_store_halfv(p, y + k * L, o[k], stream);
+}
+
+/* fp16 or bf16 (p) widened (exactly as kb_cpu_to_f32 widens it), computed
+ * and narrowed in registers, `in` KB__CPU_AHEAD vectors ahead of `out`: v[k]
+ * and t[k] hold vector i + k and its first stage, and each step computes
+ * vector i + k + KB__CPU_AHEAD's first stage before vector i + k's second
+ * (the loop over k unrolled, so that they stay in registers). The same
+ * operations on each vector as computing it at once: the same results, bit
+ * for bit. (On sixteen lanes bf16 went through float scratch blocks while its
+ * narrowing tested each vector for denormals and GELU took no stages:
+ * widened, computed and narrowed in registers, it had run GELU 20 % slower.
+ * On eight lanes it still does: kb__cpu_blocks_bf16v.) */
+KB__CPU8_INLINE void kb__cpu_fused_halfv(kb_prec p, kb_cpu_fnv in, kb_cpu_fnv2 out,
+                                         const uint16_t *restrict x, uint16_t *restrict y, size_t n,
+                                         int stream) {
+    enum { D = KB__CPU_AHEAD, L = KB_VLANES };
+    const size_t nv = n - n % L;
+    size_t i = 0;
+    if (nv >= 2 * D * L) {
+        kb_f32v v[D], t[D], o[D];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < D; k++) t[k] = in(v[k] = kb__cpu_widenv(p, x + k * L));
+        for (; i + 2 * D * L <= nv; i += D * L) {
+#pragma GCC unroll 4
+            for (size_t k = 0; k < D; k++) {
+                const kb_f32v w = kb__cpu_widenv(p, x + i + (D + k) * L), u = in(w);
+                o[k] = out(v[k], t[k]);
+                v[k] = w;
+                t[k] = u;
+            }
+            kb__cpu_store_halfv_run(p, y + i, o, stream);
+        }
+#pragma GCC unroll 4
+        for (size_t k = 0; k < D; k++) o[k] = out(v[k], t[k]);
+        kb__cpu_store_halfv_run(p, y + i, o, stream);
+        i += D * L;
+    }
+    for (; i < nv; i += L) {
+        const kb_f32v w = kb__cpu_widenv(p, x + i);
+        kb_cpu_store_halfv(p, y + i, out(w, in(w)), stream);
+    }
+    if (nv < n) {
+        float b[KB_VLANES];
+        kb_cpu_to_f32(b, x, p, nv, n - nv);
+        kb__cpu_tail_f32v(in, out, b, b, n % KB_VLANES);
+        kb_cpu_from_f32(y, p, nv, b, n - nv);
+    }
+}
+
+#if !KB_VMATH16
+/* bf16 on eight lanes, in blocks of KB_CPU_MAP_BLOCK through float scratch
+ * in L1, the stages together: its narrowing takes several integer
+ * operations and constants (kb__cpu_bf16_8), and with those in the loop
+ * AVX2's 16 registers ran swish 15 % slower than through scratch. */
+KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv in, kb_cpu_fnv2 out,
+                                          const uint16_t *restrict x, uint16_t *restrict y,
+                                          size_t n, int stream) {
     float b[KB_CPU_MAP_BLOCK];
     for (size_t off = 0; off < n; off += KB_CPU_MAP_BLOCK) {
         const size_t m = n - off < KB_CPU_MAP_BLOCK ? n - off : KB_CPU_MAP_BLOCK;
         const size_t mv = m - m % KB_VLANES;
         kb_cpu_to_f32(b, x, KB_BF16, off, m);
-        for (size_t i = 0; i < mv; i += KB_VLANES)
-            KB_MMV(storeu_ps)(b + i, f(KB_MMV(loadu_ps)(b + i)));
-        if (mv < m) kb__cpu_tail_f32v(f, b + mv, b + mv, m - mv);
+        for (size_t i = 0; i < mv; i += KB_VLANES) {
+            const kb_f32v v = KB_MMV(loadu_ps)(b + i);
+            KB_MMV(storeu_ps)(b + i, out(v, in(v)));
+        }
+        if (mv < m) kb__cpu_tail_f32v(in, out, b + mv, b + mv, m % KB_VLANES);
         for (size_t i = 0; i < mv; i += KB_VLANES)
             kb__cpu_put16v(y + off + i, kb__cpu_narrow_bf16v(KB_MMV(loadu_ps)(b + i)), stream);
         kb_cpu_from_f32(y, KB_BF16, off + mv, b + mv, m - mv);
     }
 }
+#endif
 
-/* fp16 widened (exactly as kb_cpu_to_f32 widens it), computed and narrowed
- * in registers. */
-KB__CPU8_INLINE void kb__cpu_fused_fp16v(kb_cpu_fnv f, const uint16_t *restrict x,
-                                         uint16_t *restrict y, size_t n, int stream) {
-    const size_t nv = n - n % KB_VLANES;
-    for (size_t i = 0; i < nv; i += KB_VLANES)
-        kb_cpu_store_halfv(KB_FP16, y + i, f(kb__cpu_widenv(KB_FP16, x + i)), stream);
-    if (nv < n) {
-        float b[KB_VLANES];
-        kb_cpu_to_f32(b, x, KB_FP16, nv, n - nv);
-        kb__cpu_tail_f32v(f, b, b, n - nv);
-        kb_cpu_from_f32(y, KB_FP16, nv, b, n - nv);
-    }
-}
-
-/* y[i] = f(x[i]) for n fp16/bf16 values, computed in float; both stream
- * whole vectors of KB_VLANES values. (bf16 widened, computed and narrowed
- * in registers as fp16 is ran GELU 20 % slower on a Zen 5, even with
- * AVX512-BF16's one-instruction narrowing.) */
-KB__CPU8_INLINE void kb_cpu_mapv_half(const kb_args *a, kb_cpu_fnv f, size_t n) {
+/* y[i] = out(x[i], in(x[i])) for n fp16/bf16 values, computed in float;
+ * both stream whole vectors of KB_VLANES values. */
+KB__CPU8_INLINE void kb_cpu_mapv_half(const kb_args *a, kb_cpu_fnv in, kb_cpu_fnv2 out, size_t n) {
     const int stream = kb_cpu_streams(a, a->out[0], n * sizeof(uint16_t), KB_VLANES * 2);
-    if (a->prec == KB_BF16)
-        kb__cpu_blocks_bf16v(f, a->in[0], a->out[0], n, stream);
+#if KB_VMATH16
+    if (a->prec == KB_BF16) kb__cpu_fused_halfv(KB_BF16, in, out, a->in[0], a->out[0], n, stream);
+#else
+    if (a->prec == KB_BF16) kb__cpu_blocks_bf16v(in, out, a->in[0], a->out[0], n, stream);
+#endif
     else
-        kb__cpu_fused_fp16v(f, a->in[0], a->out[0], n, stream);
+        kb__cpu_fused_halfv(KB_FP16, in, out, a->in[0], a->out[0], n, stream);
     if (stream) kb_cpu_stream_fence();
 }
 
 /* kb_cpu_elementwise_half with vector functions for float (f) and for
- * fp16/bf16 results (half), on the widest vectors; f64 stays a double block
- * function. */
+ * fp16/bf16 results (half_in and half_out, kb_cpu_mapv_half's stages), on
+ * the widest vectors; f64 stays a double block function. */
 KB__CPU8_INLINE int
 kb_cpu_elementwisev(const kb_args *a, void (*f64)(const double *restrict, double *restrict, size_t),
-                    kb_cpu_fnv f, kb_cpu_fnv half, size_t n) {
+                    kb_cpu_fnv f, kb_cpu_fnv half_in, kb_cpu_fnv2 half_out, size_t n) {
     switch (a->prec) {
     case KB_FP64: f64(a->in[0], a->out[0], n); return 0;
     case KB_FP32: kb_cpu_mapv_f32(a, f, n); return 0;
     case KB_FP16:
-    case KB_BF16: kb_cpu_mapv_half(a, half, n); return 0;
+    case KB_BF16: kb_cpu_mapv_half(a, half_in, half_out, n); return 0;
     default: {
         static const kb_cpu_paths none = {NULL, NULL, NULL};
         return kb_cpu_dispatch(a, &none, NULL); /* declines, naming the precision */

@@ -15,10 +15,16 @@
 #define KB__L(name) KB__CAT(name, KB__W)
 #define KB__O(op)   KB__CAT(kb__v##op, KB__W)
 
-/* kb__expf_clamp: max(lo, x) is lo > x ? lo : x, min(hi, m) is
- * hi < m ? hi : m; both give their second operand, x, for NaN. */
+/* The scalar forms' clamps, v < lo ? lo : (v > hi ? hi : v): max(lo, v) is
+ * lo > v ? lo : v, min(hi, m) is hi < m ? hi : m; both give their second
+ * operand, v, for NaN. */
+static inline KB__V KB__L(kb__clamp)(KB__V v, float lo, float hi) {
+    return KB__O(min)(KB__O(set)(hi), KB__O(max)(KB__O(set)(lo), v));
+}
+
+/* kb__expf_clamp. */
 static inline KB__V KB__L(kb__expf_clamp)(KB__V x) {
-    return KB__O(min)(KB__O(set)(88.7f), KB__O(max)(KB__O(set)(-87.3f), x));
+    return KB__L(kb__clamp)(x, -87.3f, 88.7f);
 }
 
 /* kb__expf_result: 2^n p, or x where x is NaN. */
@@ -100,8 +106,8 @@ static inline KB__V KB__L(kb__erff_half_finite)(KB__V x) {
     return KB__L(kb__erff_sign)(x, KB__O(div)(KB__O(mul)(a, p), q));
 }
 
-/* kb_gelu_f32 and kb_gelu_half: 0.5 x (1 + erf(x / sqrt(2))), multiplied
- * in C's order, (0.5 x) (1 + erf). */
+/* kb_gelu_f32: 0.5 x (1 + erf(x / sqrt(2))), multiplied in C's order,
+ * (0.5 x) (1 + erf). */
 static inline KB__V KB__L(kb__gelu)(KB__V x, KB__V erf) {
     return KB__O(mul)(KB__O(mul)(KB__O(set)(0.5f), x), KB__O(add)(KB__O(set)(1.0f), erf));
 }
@@ -110,8 +116,27 @@ static inline KB__V KB__L(kb_gelu_f32_)(KB__V x) {
     return KB__L(kb__gelu)(x, KB__L(kb__erff_finite)(KB__O(mul)(x, KB__O(set)(KB__SQRT1_2F))));
 }
 
+/* kb__gelu_half_ratio, kb__gelu_half_from_ratio and kb_gelu_half. */
+static inline KB__V KB__L(kb__gelu_half_ratio)(KB__V x) {
+    const KB__V a = KB__L(kb__clamp)(x, -KB__GELU_HALF_CLAMP, KB__GELU_HALF_CLAMP);
+    const KB__V s = KB__O(mul)(a, a);
+    KB__V p = KB__O(fma)(s, KB__O(set)(-0x1.d677fp-23f), KB__O(set)(0x1.9f9c36p-14f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.14f59p-7f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.d4b9d8p-5f));
+    p = KB__O(fma)(p, s, KB__O(set)(0x1.9886b8p-1f));
+    KB__V q = KB__O(fma)(s, KB__O(set)(0x1.73a448p-10f), KB__O(set)(0x1.9cfeb8p-6f));
+    q = KB__O(fma)(q, s, KB__O(set)(0x1.e8690cp-3f));
+    q = KB__O(fma)(q, s, KB__O(set)(1.0f));
+    return KB__O(div)(KB__O(mul)(a, p), q);
+}
+
+static inline KB__V KB__L(kb__gelu_half_from_ratio)(KB__V x, KB__V e) {
+    const KB__V h = KB__O(mul)(KB__O(set)(0.5f), x);
+    return KB__O(fma)(h, KB__L(kb__clamp)(e, -1.0f, 1.0f), h);
+}
+
 static inline KB__V KB__L(kb_gelu_half)(KB__V x) {
-    return KB__L(kb__gelu)(x, KB__L(kb__erff_half_finite)(KB__O(mul)(x, KB__O(set)(KB__SQRT1_2F))));
+    return KB__L(kb__gelu_half_from_ratio)(x, KB__L(kb__gelu_half_ratio)(x));
 }
 
 /* -x, as C's unary minus: the sign bit flipped. */
@@ -119,13 +144,36 @@ static inline KB__V KB__L(kb_neg)(KB__V x) {
     return KB__O(float)(KB__O(xori)(KB__O(bits)(x), 0x80000000u));
 }
 
-/* kb_swish_f32 and kb_swish_half: x / (1 + e^-x). */
+/* kb_swish_f32: x / (1 + e^-x). */
 static inline KB__V KB__L(kb_swish_f32_)(KB__V x) {
     return KB__O(div)(x, KB__O(add)(KB__O(set)(1.0f), KB__L(kb_expf)(KB__L(kb_neg)(x))));
 }
 
+/* kb__expf_half_neg. */
+static inline KB__V KB__L(kb__expf_half_neg)(KB__V x) {
+    x = KB__L(kb__clamp)(x, -88.7f, 87.3f);
+    const KB__V t = KB__O(fma)(x, KB__O(set)(-0x1.715476p+0f), KB__O(set)(KB__EXPF_SHIFT));
+    const KB__V n = KB__O(sub)(t, KB__O(set)(KB__EXPF_SHIFT));
+    const KB__V r = KB__O(fma)(n, KB__O(set)(0x1.62e430p-1f), x);
+    KB__V p = KB__O(fma)(r, KB__O(set)(0x1.5224e6p-5f), KB__O(set)(-0x1.571d1ep-3f));
+    p = KB__O(fma)(p, r, KB__O(set)(0x1.0006b8p-1f));
+    p = KB__O(fma)(p, r, KB__O(set)(-1.0f));
+    p = KB__O(fma)(p, r, KB__O(set)(1.0f));
+    return KB__O(float)(KB__O(addi)(KB__O(bits)(p), KB__O(expfield)(KB__O(bits)(t))));
+}
+
+/* kb_swish_half in its two stages: the denominator 1 + e^-x, then x over
+ * it. */
+static inline KB__V KB__L(kb__swish_half_den)(KB__V x) {
+    return KB__O(add)(KB__O(set)(1.0f), KB__L(kb__expf_half_neg)(x));
+}
+
+static inline KB__V KB__L(kb__swish_half_from_den)(KB__V x, KB__V d) {
+    return KB__O(div)(x, d);
+}
+
 static inline KB__V KB__L(kb_swish_half)(KB__V x) {
-    return KB__O(div)(x, KB__O(add)(KB__O(set)(1.0f), KB__L(kb_expf_half)(KB__L(kb_neg)(x))));
+    return KB__L(kb__swish_half_from_den)(x, KB__L(kb__swish_half_den)(x));
 }
 
 #undef KB__V
