@@ -242,7 +242,7 @@ static void test_maps(void) {
 /* kb/cpu8.h's first row passes against kb_cpu_to_f32 and then
  * kb_cpu_sum_f32 / kb_cpu_max_f32, bit for bit (the widened row and the
  * reduction), over every length up to three KB_CPU_LANES and at offsets up
- * to a vector, with and without a next row to ask for. The maximum sees
+ * to a vector. The maximum sees
  * every kind of pattern, NaN and infinities included (both forms order the
  * same integers); the sums finite ones, of both signs. */
 static void check_first_passes(kb_prec p) {
@@ -255,12 +255,11 @@ static void check_first_passes(kb_prec p) {
     }
     for (size_t off = 0; off < PAD; off++)
         for (size_t n = 1; n <= N; n++) {
-            const void *next = n % 2 ? h : NULL;
-            const float max = kb_cpu_to_f32_maxv(got, h + off, p, n, next);
+            const float max = kb_cpu_to_f32_maxv(got, h + off, p, n);
             kb_cpu_to_f32(want, h + off, p, 0, n);
             ASSERT(memcmp(got, want, n * sizeof *got) == 0);
             ASSERT(kb_f32_to_bits(max) == kb_f32_to_bits(kb_cpu_max_f32(want, n)));
-            const float sum = kb_cpu_to_f32_sumv(got, fin + off, p, n, next);
+            const float sum = kb_cpu_to_f32_sumv(got, fin + off, p, n);
             kb_cpu_to_f32(want, fin + off, p, 0, n);
             ASSERT(memcmp(got, want, n * sizeof *got) == 0);
             if (kb_f32_to_bits(sum) != kb_f32_to_bits(kb_cpu_sum_f32(want, n)))

@@ -143,39 +143,47 @@ LAYERNORM_ROWS(double, f64)
 LAYERNORM_ROWS(float, f32)
 
 /* One fp16/bf16 row x (p): widened into xf, normalised, rounded and
- * written to y, asking for the next row as it goes (`next`). With
- * KB_VMATH8 the first pass widens and sums at once (kb_cpu_to_f32_sumv) and
- * y is rounded in registers on its way out (non-temporal when `stream`),
+ * written to y; unlike the float rows it does not ask for the next row
+ * (kb/cpu8.h's first passes say why). With KB_VMATH8 the first pass widens and sums at once
+ * (kb_cpu_to_f32_sumv) and y is rounded in registers on its way out (non-temporal when `stream`),
  * with the scalar loops' operations in their order: the same results, bit
  * for bit, and only the last n % KB_VLANES go through the float row yf. */
 #if KB_VMATH8
+/* The last pass's vector i, for kb_cpu_store_half_row. */
+typedef struct layernorm_row {
+    const float *x, *gamma, *beta;
+    kb_f32v mean, rstd;
+} layernorm_row;
+
+static inline kb_f32v layernorm_row_v(const void *ctx, size_t i) {
+    const layernorm_row *l = ctx;
+    return layernorm_v_f32(l->x, l->gamma, l->beta, l->mean, l->rstd, i);
+}
+
 static void layernorm_half_row(kb_prec p, const uint16_t *restrict x, const float *restrict gamma,
                                const float *restrict beta, float *restrict xf, float *restrict yf,
-                               uint16_t *restrict y, size_t n, const void *next, int stream) {
+                               uint16_t *restrict y, size_t n, int stream) {
     float rstd;
-    const float mean = layernorm_moments_f32(xf, n, kb_cpu_to_f32_sumv(xf, x, p, n, next), &rstd);
-    const kb_f32v m = KB_MMV(set1_ps)(mean), r = KB_MMV(set1_ps)(rstd);
+    const float mean = layernorm_moments_f32(xf, n, kb_cpu_to_f32_sumv(xf, x, p, n), &rstd);
+    const layernorm_row row = {xf, gamma, beta, KB_MMV(set1_ps)(mean), KB_MMV(set1_ps)(rstd)};
     const size_t nv = n - n % KB_VLANES;
-    for (size_t i = 0; i < nv; i += KB_VLANES)
-        kb_cpu_store_halfv(p, y + i, layernorm_v_f32(xf, gamma, beta, m, r, i), stream);
+    kb_cpu_store_half_row(p, y, nv, layernorm_row_v, &row, stream);
     layernorm_norm_f32(xf + nv, gamma + nv, beta + nv, mean, rstd, yf + nv, n - nv);
     kb_cpu_from_f32(y, p, nv, yf + nv, n - nv);
 }
 #else
 static void layernorm_half_row(kb_prec p, const uint16_t *restrict x, const float *restrict gamma,
                                const float *restrict beta, float *restrict xf, float *restrict yf,
-                               uint16_t *restrict y, size_t n, const void *next, int stream) {
+                               uint16_t *restrict y, size_t n, int stream) {
     (void)stream;
-    kb_cpu_to_f32_ahead(xf, x, p, 0, n, next);
+    kb_cpu_to_f32(xf, x, p, 0, n);
     layernorm_out_f32(xf, gamma, beta, yf, NULL, n, NULL, 0);
     kb_cpu_from_f32(y, p, 0, yf, n);
 }
 #endif
 
 /* fp16/bf16: gamma and beta are widened once per call; each row goes through
- * float scratch in the workspace, the next one asked for while it is widened
- * (as softmax's rows and the streamed fp32 rows above: without it memory
- * idles while a row is computed). */
+ * float scratch in the workspace. */
 static int layernorm_half(const kb_args *a, const void *params) {
     const size_t rows = ((const layernorm_shape *)params)->rows;
     const size_t n = ((const layernorm_shape *)params)->n;
@@ -186,8 +194,7 @@ static int layernorm_half(const kb_args *a, const void *params) {
     const int stream = KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], n * sizeof(uint16_t), rows);
     for (size_t r = 0; r < rows; r++)
         layernorm_half_row(a->prec, (const uint16_t *)a->in[0] + r * n, gamma, beta, xf, yf,
-                           (uint16_t *)a->out[0] + r * n, n,
-                           kb_cpu_next_row(a->in[0], r, rows, n * sizeof(uint16_t)), stream);
+                           (uint16_t *)a->out[0] + r * n, n, stream);
     if (stream) kb_cpu_stream_fence();
     return 0;
 }

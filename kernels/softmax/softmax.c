@@ -124,20 +124,29 @@ SOFTMAX_ROW(double, f64, f64)
 SOFTMAX_ROW(float, f32, f32)
 
 /* One fp16/bf16 row x (p), through float scratch xf (x widened) and yf,
- * rounded and written to y, asking for the next row as it goes (`next`).
- * With KB_VMATH8 the first pass widens and finds the maximum at once
- * (kb_cpu_to_f32_maxv) and the last scales and rounds in registers on the
- * way out (non-temporal when `stream`), the scalar passes' operations: the
- * same results, bit for bit, without a float row to narrow afterwards. */
+ * rounded and written to y; unlike the float rows it does not ask for the
+ * next row (kb/cpu8.h's first passes say why). With KB_VMATH8 the first pass widens and finds the
+ * maximum at once (kb_cpu_to_f32_maxv) and the last scales and rounds in registers on the way out
+ * (non-temporal when `stream`), the scalar passes' operations: the same results, bit for bit,
+ * without a float row to narrow afterwards. */
 #if KB_VMATH8
+/* The last pass's vector i: e times 1 / sum. */
+typedef struct softmax_scaled {
+    const float *e;
+    kb_f32v inv;
+} softmax_scaled;
+
+static inline kb_f32v softmax_scaled_v(const void *ctx, size_t i) {
+    const softmax_scaled *s = ctx;
+    return KB_MMV(mul_ps)(KB_MMV(loadu_ps)(s->e + i), s->inv);
+}
+
 static void softmax_half_row(kb_prec p, const uint16_t *restrict x, float *restrict xf,
-                             float *restrict yf, uint16_t *restrict y, size_t n, const void *next,
-                             int stream) {
-    const float inv = 1.0f / softmax_exp_half(xf, yf, n, kb_cpu_to_f32_maxv(xf, x, p, n, next));
-    const kb_f32v iv = KB_MMV(set1_ps)(inv);
+                             float *restrict yf, uint16_t *restrict y, size_t n, int stream) {
+    const float inv = 1.0f / softmax_exp_half(xf, yf, n, kb_cpu_to_f32_maxv(xf, x, p, n));
+    const softmax_scaled s = {yf, KB_MMV(set1_ps)(inv)};
     const size_t nv = n - n % KB_VLANES;
-    for (size_t i = 0; i < nv; i += KB_VLANES)
-        kb_cpu_store_halfv(p, y + i, KB_MMV(mul_ps)(KB_MMV(loadu_ps)(yf + i), iv), stream);
+    kb_cpu_store_half_row(p, y, nv, softmax_scaled_v, &s, stream);
     for (size_t i = nv; i < n; i++) yf[i] *= inv;
     kb_cpu_from_f32(y, p, nv, yf + nv, n - nv);
 }
@@ -145,10 +154,9 @@ static void softmax_half_row(kb_prec p, const uint16_t *restrict x, float *restr
 SOFTMAX_ROW(float, half, f32)
 
 static void softmax_half_row(kb_prec p, const uint16_t *restrict x, float *restrict xf,
-                             float *restrict yf, uint16_t *restrict y, size_t n, const void *next,
-                             int stream) {
+                             float *restrict yf, uint16_t *restrict y, size_t n, int stream) {
     (void)stream;
-    kb_cpu_to_f32_ahead(xf, x, p, 0, n, next);
+    kb_cpu_to_f32(xf, x, p, 0, n);
     softmax_row_half(xf, yf, NULL, n, NULL, 0);
     kb_cpu_from_f32(y, p, 0, yf, n);
 }
@@ -184,8 +192,7 @@ static int softmax_half(const kb_args *a, const void *params) {
         KB_VMATH8 && kb_cpu_streams_rows(a, a->out[0], cols * sizeof(uint16_t), rows);
     for (size_t r = 0; r < rows; r++)
         softmax_half_row(a->prec, (const uint16_t *)a->in[0] + r * cols, xf, yf,
-                         (uint16_t *)a->out[0] + r * cols, cols,
-                         kb_cpu_next_row(a->in[0], r, rows, cols * sizeof(uint16_t)), stream);
+                         (uint16_t *)a->out[0] + r * cols, cols, stream);
     if (stream) kb_cpu_stream_fence();
     return 0;
 }

@@ -48,15 +48,12 @@ static inline void kb__cpu_ask(const void *p, size_t from, size_t to) {
     for (uintptr_t at = first; at < end; at += 64) __builtin_prefetch((const void *)at, 0, 2);
 }
 
-/* dst[i] = src[off + i] for i < n, widened to float. p is KB_FP16 or KB_BF16.
- * With `next` (16-bit values, or NULL), asks for next[0 .. n) as it goes. */
-static inline void kb_cpu_to_f32_ahead(float *restrict dst, const void *restrict src, kb_prec p,
-                                       size_t off, size_t n, const void *next) {
+/* dst[i] = src[off + i] for i < n, widened to float. p is KB_FP16 or KB_BF16. */
+static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, kb_prec p,
+                                 size_t off, size_t n) {
     const uint16_t *restrict s = (const uint16_t *)src + off;
     size_t i = 0;
-    /* 32 values, 64 bytes, a line of next at a time. */
     for (const size_t nl = n - n % 32; i < nl; i += 32) {
-        kb__cpu_ask(next, i * sizeof *s, (i + 32) * sizeof *s);
         if (p == KB_BF16) {
             for (size_t j = 0; j < 32; j++) dst[i + j] = kb_bf16_to_f32(s[i + j]);
             continue;
@@ -70,16 +67,10 @@ static inline void kb_cpu_to_f32_ahead(float *restrict dst, const void *restrict
         for (size_t j = 0; j < 32; j++) dst[i + j] = kb_f16_to_f32(s[i + j]);
 #endif
     }
-    kb__cpu_ask(next, i * sizeof *s, n * sizeof *s); /* the tail */
     if (p == KB_BF16)
         for (; i < n; i++) dst[i] = kb_bf16_to_f32(s[i]);
     else
         for (; i < n; i++) dst[i] = kb_f16_to_f32(s[i]);
-}
-
-static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, kb_prec p,
-                                 size_t off, size_t n) {
-    kb_cpu_to_f32_ahead(dst, src, p, off, n, NULL);
 }
 
 #ifdef __AVX2__
@@ -167,8 +158,8 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
 }
 
 /* Row r + 1 of `rows` rows of row_bytes each from base, NULL after the
- * last: what a row kernel passes as `next` to the first pass over row r
- * (kb_cpu_sum_ahead_*, kb_cpu_max_ahead_*, kb_cpu_to_f32_ahead). */
+ * last: what a float row kernel passes as `next` to the first pass over
+ * row r (kb_cpu_sum_ahead_*, kb_cpu_max_ahead_*). */
 static inline const void *kb_cpu_next_row(const void *base, size_t r, size_t rows,
                                           size_t row_bytes) {
     return r + 1 < rows ? (const char *)base + (r + 1) * row_bytes : NULL;

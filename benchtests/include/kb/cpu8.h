@@ -128,9 +128,12 @@ KB__CPU8_INLINE void kb_cpu_mapv_f32(const kb_args *a, kb_cpu_fnv f, size_t n) {
 }
 
 /* Row kernels' first pass over a row of n fp16/bf16 values x (p): widened
- * into dst (as kb_cpu_to_f32 widens them) and reduced on the way, asking for
- * next[0 .. n) as it goes (NULL: nothing), a line per KB_CPU_LANES values
- * (kb__cpu_ask): one pass where widening and then reducing took two.
+ * into dst (as kb_cpu_to_f32 widens them) and reduced on the way: one pass
+ * where widening and then reducing took two. Unlike the float rows' first
+ * passes they do not ask for the next row (kb__cpu_ask): on a Zen 5 the
+ * 16-bit rows of layernorm and softmax at DRAM size ran as fast or faster
+ * without, and at one speed where the requests had made them vary from one
+ * process to the next by up to 20 % (docs/kernels.md, the eighth pass).
  * kb_cpu_to_f32_sumv returns kb_cpu_sum_f32(dst, n) and kb_cpu_to_f32_maxv
  * kb_cpu_max_f32(dst, n), bit for bit: the same partial sums (lane j of
  * KB_CPU_LANES adds the values i + j in order) and the same flipped-pattern
@@ -146,13 +149,12 @@ KB__CPU8_INLINE kb_f32v kb__cpu_widen_store(kb_prec p, const uint16_t *x, float 
 /* The partial sums are K vectors, named: GCC 12 kept the second of an array
  * of them in memory, a store and a load on every add's path. */
 KB__CPU8_INLINE float kb__cpu_to_f32_sumv(float *restrict dst, const uint16_t *restrict x,
-                                          kb_prec p, size_t n, const void *next) {
+                                          kb_prec p, size_t n) {
     enum { K = KB_CPU_LANES / KB_VLANES, V = KB_VLANES };
     _Static_assert(K == 2 || K == 4, "the partial sums are two or four vectors");
     const size_t nv = n - n % KB_CPU_LANES;
     kb_f32v a0 = KB_MMV(setzero_ps)(), a1 = a0, a2 = a0, a3 = a0;
     for (size_t i = 0; i < nv; i += KB_CPU_LANES) {
-        kb__cpu_ask(next, i * sizeof *x, (i + KB_CPU_LANES) * sizeof *x);
         a0 = KB_MMV(add_ps)(a0, kb__cpu_widen_store(p, x + i, dst + i));
         a1 = KB_MMV(add_ps)(a1, kb__cpu_widen_store(p, x + i + V, dst + i + V));
         if (K == 4) {
@@ -160,7 +162,7 @@ KB__CPU8_INLINE float kb__cpu_to_f32_sumv(float *restrict dst, const uint16_t *r
             a3 = KB_MMV(add_ps)(a3, kb__cpu_widen_store(p, x + i + 3 * V, dst + i + 3 * V));
         }
     }
-    kb_cpu_to_f32_ahead(dst + nv, x + nv, p, 0, n - nv, next ? (const uint16_t *)next + nv : NULL);
+    kb_cpu_to_f32(dst + nv, x + nv, p, 0, n - nv);
     float lanes[KB_CPU_LANES];
     KB_MMV(storeu_ps)(lanes, a0);
     KB_MMV(storeu_ps)(lanes + V, a1);
@@ -203,15 +205,12 @@ KB__CPU8_INLINE kb__cpu_i32v kb__cpu_flipv(kb_f32v v) {
 /* A maximum does not depend on the order: one running maximum of the
  * flipped patterns, a vector at a time, then the tail's. */
 KB__CPU8_INLINE float kb__cpu_to_f32_maxv(float *restrict dst, const uint16_t *restrict x,
-                                          kb_prec p, size_t n, const void *next) {
+                                          kb_prec p, size_t n) {
     const size_t nv = n - n % KB_CPU_LANES;
     kb__cpu_i32v acc = kb__cpu_i32v_min();
-    for (size_t i = 0; i < nv; i += KB_CPU_LANES) {
-        kb__cpu_ask(next, i * sizeof *x, (i + KB_CPU_LANES) * sizeof *x);
-        for (size_t j = i; j < i + KB_CPU_LANES; j += KB_VLANES)
-            acc = kb__cpu_i32v_max(acc, kb__cpu_flipv(kb__cpu_widen_store(p, x + j, dst + j)));
-    }
-    kb_cpu_to_f32_ahead(dst + nv, x + nv, p, 0, n - nv, next ? (const uint16_t *)next + nv : NULL);
+    for (size_t i = 0; i < nv; i += KB_VLANES)
+        acc = kb__cpu_i32v_max(acc, kb__cpu_flipv(kb__cpu_widen_store(p, x + i, dst + i)));
+    kb_cpu_to_f32(dst + nv, x + nv, p, 0, n - nv);
     /* Reduced in registers: stored to an array of lanes, GCC 12 kept the
      * running maximum there, a store and a load on every vector's path. */
     int32_t m = kb__cpu_i32v_hmax(acc);
@@ -226,8 +225,8 @@ KB__CPU8_INLINE float kb__cpu_to_f32_maxv(float *restrict dst, const uint16_t *r
  * loop; not inlined, so that each loop has the registers to itself. */
 #define KB__CPU_FIRST_PASS(NAME, PREC)                                                             \
     static __attribute__((noinline, unused)) float kb__cpu_to_f32_##NAME##_##PREC(                 \
-        float *restrict dst, const uint16_t *restrict x, size_t n, const void *next) {             \
-        return kb__cpu_to_f32_##NAME(dst, x, KB_##PREC, n, next);                                  \
+        float *restrict dst, const uint16_t *restrict x, size_t n) {                               \
+        return kb__cpu_to_f32_##NAME(dst, x, KB_##PREC, n);                                        \
     }
 KB__CPU_FIRST_PASS(sumv, FP16)
 KB__CPU_FIRST_PASS(sumv, BF16)
@@ -236,15 +235,13 @@ KB__CPU_FIRST_PASS(maxv, BF16)
 #undef KB__CPU_FIRST_PASS
 
 static inline float kb_cpu_to_f32_sumv(float *restrict dst, const uint16_t *restrict x, kb_prec p,
-                                       size_t n, const void *next) {
-    return p == KB_FP16 ? kb__cpu_to_f32_sumv_FP16(dst, x, n, next)
-                        : kb__cpu_to_f32_sumv_BF16(dst, x, n, next);
+                                       size_t n) {
+    return p == KB_FP16 ? kb__cpu_to_f32_sumv_FP16(dst, x, n) : kb__cpu_to_f32_sumv_BF16(dst, x, n);
 }
 
 static inline float kb_cpu_to_f32_maxv(float *restrict dst, const uint16_t *restrict x, kb_prec p,
-                                       size_t n, const void *next) {
-    return p == KB_FP16 ? kb__cpu_to_f32_maxv_FP16(dst, x, n, next)
-                        : kb__cpu_to_f32_maxv_BF16(dst, x, n, next);
+                                       size_t n) {
+    return p == KB_FP16 ? kb__cpu_to_f32_maxv_FP16(dst, x, n) : kb__cpu_to_f32_maxv_BF16(dst, x, n);
 }
 
 /* How many vectors ahead of `out` the 16-bit maps compute `in`. A Zen 5
@@ -287,6 +284,26 @@ KB__CPU8_INLINE void kb__cpu_store_halfv_run(kb_prec p, uint16_t *y, const kb_f3
 #endif
 #pragma GCC unroll 4
     for (size_t k = 0; k < D; k++) kb_cpu_store_halfv(p, y + k * L, o[k], stream);
+}
+
+/* Row kernels' last pass: y + i gets v(ctx, i), rounded to p, for each
+ * whole vector i = 0, KB_VLANES, ... below nv (a multiple of KB_VLANES), in
+ * runs of KB__CPU_AHEAD vectors (kb__cpu_store_halfv_run), then one at a
+ * time. v and ctx reach the loop as constants (this is inlined into the
+ * kernel's row function), so v is inlined too. */
+typedef kb_f32v (*kb_cpu_rowv)(const void *ctx, size_t i);
+
+KB__CPU8_INLINE void kb_cpu_store_half_row(kb_prec p, uint16_t *y, size_t nv, kb_cpu_rowv v,
+                                           const void *ctx, int stream) {
+    enum { D = KB__CPU_AHEAD, L = KB_VLANES };
+    size_t i = 0;
+    for (; i + D * L <= nv; i += D * L) {
+        kb_f32v o[D];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < D; k++) o[k] = v(ctx, i + k * L);
+        kb__cpu_store_halfv_run(p, y + i, o, stream);
+    }
+    for (; i < nv; i += L) kb_cpu_store_halfv(p, y + i, v(ctx, i), stream);
 }
 
 /* fp16 or bf16 (p) widened (exactly as kb_cpu_to_f32 widens it), computed
