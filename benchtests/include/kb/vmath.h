@@ -64,23 +64,26 @@ static inline float kb__expf_scale(float p, float t) {
     return kb_bits_to_f32(kb_f32_to_bits(p) + (kb_f32_to_bits(t) << 23));
 }
 
-/* The result for x: 2^n p, or x itself when x is NaN. A NaN x leaves its
- * payload in t and p, and the scaling adds the payload's low bits to the
- * exponent and sign fields: NaNs whose low 9 payload bits are not all zero
- * (not the default NaN; an input's) came out as ordinary numbers. Chosen by
- * a mask on the patterns: GCC 12 does not if-convert a select here, and a
- * loop over kb_expf would no longer vectorise. */
+/* The result for x: 2^n p, or x quieted (its quiet bit set, as arithmetic
+ * on it gives) when x is NaN. A NaN x leaves its payload in t and p, and
+ * the scaling adds the payload's low bits to the exponent and sign fields:
+ * NaNs whose low 9 payload bits are not all zero (not the default NaN; an
+ * input's) came out as ordinary numbers. Quieted, not x itself, because
+ * that is what AVX-512's vector form gives, which scales by vscalefps and
+ * carries the NaN through (kb/vmath8.h's kb__vscale16). Chosen by a mask on
+ * the patterns: GCC 12 does not if-convert a select here, and a loop over
+ * kb_expf would no longer vectorise. */
 static inline float kb__expf_result(float x, float p, float t) {
     const uint32_t y = kb_f32_to_bits(kb__expf_scale(p, t));
     const uint32_t nan = (uint32_t)0 - (uint32_t)isnan(x);
-    return kb_bits_to_f32((y & ~nan) | (kb_f32_to_bits(x) & nan));
+    return kb_bits_to_f32((y & ~nan) | ((kb_f32_to_bits(x) | 0x00400000u) & nan));
 }
 
 /* e^x, max relative error 0.89 ulp with FMA, 1.16 ulp without (measured over
  * every float in range). Inputs are clamped to [-87.3, 88.7], so results stay
  * normal and finite: below -87.3 it returns about 1.2e-38 rather than a
  * subnormal or 0, above 88.7 about 3.3e38 rather than inf. NaN gives NaN
- * (x itself, whatever its payload). */
+ * (x quieted, whatever its payload). */
 static inline float kb_expf(float x) {
     x = kb__expf_clamp(x);
     /* x = n ln2 + r with |r| <= ln2/2. */
@@ -223,7 +226,9 @@ static inline double kb_exp(double x) {
     /* Scale by 2^n: n's low 12 bits, shifted into the exponent field, added
      * to p's pattern (p in [0.7, 1.42], so the sum is 2^n p, as in kb_expf). */
     double y = kb_bits_to_f64(kb_f64_to_bits(p) + (kb_f64_to_bits(t) << 52));
-    return isnan(x) ? x : y; /* isnan: GCC 12 does not if-convert x != x here */
+    /* NaN: x quieted, as kb_expf (isnan: GCC 12 does not if-convert x != x
+     * here). */
+    return isnan(x) ? kb_bits_to_f64(kb_f64_to_bits(x) | 0x0008000000000000u) : y;
 }
 
 /* erfc(a) for a >= 0 (NaN for NaN): e^(-a^2) t h(t) with t = 1 / (1 + a/4),

@@ -27,10 +27,10 @@ static inline KB__V KB__L(kb__expf_clamp)(KB__V x) {
     return KB__L(kb__clamp)(x, -87.3f, 88.7f);
 }
 
-/* kb__expf_result: 2^n p, or x where x is NaN. */
-static inline KB__V KB__L(kb__expf_result)(KB__V x, KB__V p, KB__V t) {
-    return KB__O(nanpass)(
-        KB__O(float)(KB__O(addi)(KB__O(bits)(p), KB__O(expfield)(KB__O(bits)(t)))), x);
+/* kb__expf_result: 2^n p, or x quieted where x is NaN (kb/vmath8.h's
+ * kb__vscale<W>). */
+static inline KB__V KB__L(kb__expf_result)(KB__V x, KB__V p, KB__V t, KB__V n) {
+    return KB__O(scale)(p, t, n, x);
 }
 
 /* kb_expf. */
@@ -46,7 +46,7 @@ static inline KB__V KB__L(kb_expf)(KB__V x) {
     p = KB__O(fma)(p, r, KB__O(set)(0x1.fffffcp-2f));
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
-    return KB__L(kb__expf_result)(x, p, t);
+    return KB__L(kb__expf_result)(x, p, t, n);
 }
 
 /* kb_expf_half. */
@@ -59,7 +59,7 @@ static inline KB__V KB__L(kb_expf_half)(KB__V x) {
     p = KB__O(fma)(p, r, KB__O(set)(0x1.0006b8p-1f));
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
-    return KB__L(kb__expf_result)(x, p, t);
+    return KB__L(kb__expf_result)(x, p, t, n);
 }
 
 /* kb__erff_arg: min(|x|, 4) on the patterns. */

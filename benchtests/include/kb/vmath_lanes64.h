@@ -19,8 +19,8 @@
 #define KB__O(op)   KB__CAT(kb__vd##op, KB__W)
 
 /* kb_exp: the clamp as max(lo, min(hi, x)), which gives x for NaN as the
- * scalar select does; 2^n p by adding n to p's exponent field; x where x
- * is NaN. */
+ * scalar select does; 2^n p, or x quieted where x is NaN, by kb/vmath8.h's
+ * kb__vdscale<W>. */
 static inline KB__V KB__L(kb_exp)(KB__V x) {
     const KB__V c = KB__O(max)(KB__O(set)(-708.39), KB__O(min)(KB__O(set)(709.78), x));
     const KB__V shift = KB__O(set)(0x1.8p52);
@@ -39,8 +39,7 @@ static inline KB__V KB__L(kb_exp)(KB__V x) {
     q = KB__O(fma)(q, r, KB__O(set)(0x1.0000000000001p-1));
     KB__V p = KB__O(fma)(q, r, KB__O(set)(1.0));
     p = KB__O(fma)(p, r, KB__O(set)(1.0));
-    return KB__O(nanpass)(
-        KB__O(float)(KB__O(addi)(KB__O(bits)(p), KB__O(expfield)(KB__O(bits)(t)))), x);
+    return KB__O(scale)(p, t, n, x);
 }
 
 /* kb_swish_f64: x / (1 + e^-x). */
