@@ -155,8 +155,9 @@ static void test_stream_copies(void) {
 
 /* The float first passes that ask for the next row as they go give the
  * plain passes' results bit for bit, with and without a next row, at every
- * length around the 32-lane blocks, as the 16-bit widening does at an
- * offset; kb_cpu_next_row is NULL after the last row. */
+ * length around the 32-lane blocks; kb_cpu_next_row is NULL after the last
+ * row. And the 16-bit widening, at an odd offset and every length up to
+ * 100, against the one-value conversions. */
 static void test_ahead(void) {
     enum { N = 100 };
     static float f[2 * N], wf[N], gf[N];

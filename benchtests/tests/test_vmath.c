@@ -12,6 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* Every how many points of a sweep are taken: 1 unless KB_VMATH_SPARSE says
+ * otherwise (the unit test's quick run, benchtests/tests/CMakeLists.txt). */
+static long sparse(void) {
+    const char *s = getenv("KB_VMATH_SPARSE");
+    long k = s ? strtol(s, NULL, 10) : 1;
+    return k >= 1 && k <= 4096 ? k : 1;
+}
+
 /* The error bounds are those of an FMA build: without FMA, nothing below
  * up to test_specials is compiled (or used). */
 #ifdef __FMA__
@@ -20,14 +28,6 @@ static double ulp_err(double got, long double want) {
     double w = (double)want;
     double ulp = nextafter(fabs(w), INFINITY) - fabs(w);
     return (double)(fabsl((long double)got - want) / ulp);
-}
-
-/* Every how many points of a sweep are taken: 1 unless KB_VMATH_SPARSE says
- * otherwise (the unit test's quick run, benchtests/tests/CMakeLists.txt). */
-static long sparse(void) {
-    const char *s = getenv("KB_VMATH_SPARSE");
-    long k = s ? strtol(s, NULL, 10) : 1;
-    return k >= 1 && k <= 4096 ? k : 1;
 }
 
 /* The worst ulp error of f against ref over n + 1 points evenly spread over

@@ -147,9 +147,9 @@ static void test_patterns(void) {
  * few longer ones, the 16-bit maps with two stages, at
  * offsets 0 .. KB_VLANES - 1 elements, against the scalar function with
  * guards around the output; both the cached and the streaming stores (the
- * maps stream where the output is aligned for their widest stores: offset
- * 0 for floats, offsets 0 and 8 for fp16 at sixteen lanes, every eighth for
- * bf16; an alignment check too loose would fault or fail at the others). */
+ * maps stream only where the output is aligned for their widest stores, of
+ * these offsets offset 0; an alignment check too loose would fault or fail
+ * at the others). */
 static kb_f32v expf_mapv(kb_f32v x) {
     return kb_expfv(x);
 }
@@ -160,9 +160,12 @@ static kb_f32v times_x_mapv(kb_f32v x, kb_f32v t) {
     return KB_MMV(mul_ps)(x, t);
 }
 
-/* A first stage whose results are float denormals for |x| < 2^7 (half the
- * inputs below), which bf16's one-instruction narrowing would flush: the
- * runs that hold one must be stored again, and only those. */
+/* A first stage whose results are float denormals for |x| < 2^7, which
+ * bf16's one-instruction narrowing would flush: with it the inputs below
+ * are 1.5 at every 67th element and 300 or more elsewhere, so that the
+ * denormals come at every place in a run of vectors (67 is prime and more
+ * than a run of four vectors of sixteen), with runs without one between (a
+ * run that holds one must be stored again). */
 static kb_f32v tiny_mapv(kb_f32v x) {
     return KB_MMV(mul_ps)(x, KB_MMV(set1_ps)(0x1p-133f));
 }
@@ -189,7 +192,8 @@ static void check_map(kb_prec prec, int stream, int tiny) {
         for (size_t k = 0; k < SHORT + sizeof longer / sizeof longer[0]; k++) {
             const size_t n = k < SHORT ? k : longer[k - SHORT];
             for (size_t i = 0; i < N + 2 * PAD; i++) {
-                x32[i] = (float)((double)i * 0.731 - 9.0);
+                x32[i] = tiny ? (i % 67 == 3 ? 1.5f : 300.0f + (float)i)
+                              : (float)((double)i * 0.731 - 9.0);
                 x16[i] = prec == KB_BF16 ? kb_f32_to_bf16(x32[i]) : kb_f32_to_f16(x32[i]);
                 y32[i] = -1.0f;
                 y16[i] = 0xabcd;
@@ -321,10 +325,44 @@ static void check_stores(void) {
     }
 }
 
+/* kb_cpu_store_half_row: row[i] for the whole vectors of a row, rounded as
+ * kb_cpu_from_f32 rounds them, cached and streamed, nothing written past
+ * them; every row length up to three runs and a bit, each with one float
+ * denormal moved through every fifth place (bf16's runs that hold one are
+ * stored again through the integer path; the others must not be). */
+static kb_f32v row_mapv(const void *ctx, size_t i) {
+    return KB_MMV(loadu_ps)((const float *)ctx + i);
+}
+
+static void check_store_row(kb_prec p, int stream) {
+    enum { R = (3 * KB__CPU_AHEAD + 1) * KB_VLANES };
+    _Alignas(64) float row[R];
+    _Alignas(64) uint16_t y[R + KB_VLANES], want[R];
+    for (size_t nv = 0; nv <= R; nv += KB_VLANES)
+        for (size_t at = 0; at < nv || at == 0; at += 5) {
+            for (size_t i = 0; i < R; i++) row[i] = (float)((double)i * 0.37 - 20.0);
+            if (at < nv) row[at] = kb_bits_to_f32(0x00012345u);
+            memset(y, 0xab, sizeof y);
+            kb_cpu_store_half_row(p, y, nv, row_mapv, row, stream);
+            kb_cpu_stream_fence();
+            kb_cpu_from_f32(want, p, 0, row, nv);
+            for (size_t i = 0; i < nv; i++)
+                if (y[i] != want[i])
+                    KB_TEST_FAIL("kb_cpu_store_half_row %s, stream %d, nv %zu, denormal at %zu: "
+                                 "element %zu 0x%04x, want 0x%04x",
+                                 kb_prec_name(p), stream, nv, at, i, y[i], want[i]);
+            ASSERT(y[nv] == 0xabab);
+        }
+}
+
 static void test_rows(void) {
     check_first_passes(KB_FP16);
     check_first_passes(KB_BF16);
     check_stores();
+    for (int stream = 0; stream < 2; stream++) {
+        check_store_row(KB_FP16, stream);
+        check_store_row(KB_BF16, stream);
+    }
 }
 
 /* The double functions (kb/vmath_lanes64.h) against their scalar forms, bit

@@ -144,10 +144,11 @@ LAYERNORM_ROWS(float, f32)
 
 /* One fp16/bf16 row x (p): widened into xf, normalised, rounded and
  * written to y; unlike the float rows it does not ask for the next row
- * (kb/cpu8.h's first passes say why). With KB_VMATH8 the first pass widens and sums at once
- * (kb_cpu_to_f32_sumv) and y is rounded in registers on its way out (non-temporal when `stream`),
- * with the scalar loops' operations in their order: the same results, bit
- * for bit, and only the last n % KB_VLANES go through the float row yf. */
+ * (kb/cpu8.h's first passes say why). With KB_VMATH8 the first pass widens
+ * and sums at once (kb_cpu_to_f32_sumv) and y is rounded in registers on
+ * its way out (non-temporal when `stream`), with the scalar loops'
+ * operations in their order: the same results, bit for bit, and only the
+ * last n % KB_VLANES go through the float row yf. */
 #if KB_VMATH8
 /* The last pass's vector i, for kb_cpu_store_half_row. */
 typedef struct layernorm_row {

@@ -125,9 +125,10 @@ SOFTMAX_ROW(float, f32, f32)
 
 /* One fp16/bf16 row x (p), through float scratch xf (x widened) and yf,
  * rounded and written to y; unlike the float rows it does not ask for the
- * next row (kb/cpu8.h's first passes say why). With KB_VMATH8 the first pass widens and finds the
- * maximum at once (kb_cpu_to_f32_maxv) and the last scales and rounds in registers on the way out
- * (non-temporal when `stream`), the scalar passes' operations: the same results, bit for bit,
+ * next row (kb/cpu8.h's first passes say why). With KB_VMATH8 the first
+ * pass widens and finds the maximum at once (kb_cpu_to_f32_maxv) and the
+ * last scales and rounds in registers on the way out (non-temporal when
+ * `stream`), the scalar passes' operations: the same results, bit for bit,
  * without a float row to narrow afterwards. */
 #if KB_VMATH8
 /* The last pass's vector i: e times 1 / sum. */

@@ -53,24 +53,16 @@ static inline void kb_cpu_to_f32(float *restrict dst, const void *restrict src, 
                                  size_t off, size_t n) {
     const uint16_t *restrict s = (const uint16_t *)src + off;
     size_t i = 0;
-    for (const size_t nl = n - n % 32; i < nl; i += 32) {
-        if (p == KB_BF16) {
-            for (size_t j = 0; j < 32; j++) dst[i + j] = kb_bf16_to_f32(s[i + j]);
-            continue;
-        }
-#ifdef __F16C__
-        /* GCC 12 does not vectorise _Float16 conversions without AVX512-FP16. */
-        for (size_t j = 0; j < 32; j += 8)
-            _mm256_storeu_ps(dst + i + j,
-                             _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i + j))));
-#else
-        for (size_t j = 0; j < 32; j++) dst[i + j] = kb_f16_to_f32(s[i + j]);
-#endif
-    }
-    if (p == KB_BF16)
+    if (p == KB_BF16) {
         for (; i < n; i++) dst[i] = kb_bf16_to_f32(s[i]);
-    else
-        for (; i < n; i++) dst[i] = kb_f16_to_f32(s[i]);
+        return;
+    }
+#ifdef __F16C__
+    /* GCC 12 does not vectorise _Float16 conversions without AVX512-FP16. */
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(s + i))));
+#endif
+    for (; i < n; i++) dst[i] = kb_f16_to_f32(s[i]);
 }
 
 #ifdef __AVX2__

@@ -125,11 +125,16 @@ static inline float kb_expf_half(float x) {
     return kb__expf_result(x, p, t);
 }
 
-/* kb_erff's argument: a = min(|x|, 4), clamped on the bit pattern (a
- * select would stop GCC 12 vectorising, see kb__erfc_pos); NaN gives 4. */
-static inline float kb__erff_arg(float x) {
+/* min(|x|, c) for c a positive float's pattern, clamped on the bit pattern
+ * (a select would stop GCC 12 vectorising, see kb__erfc_pos); NaN gives c. */
+static inline float kb__abs_clamp(float x, uint32_t c) {
     const uint32_t b = kb_f32_to_bits(x) & 0x7fffffffu;
-    return kb_bits_to_f32(b < 0x40800000u ? b : 0x40800000u); /* 4.0f */
+    return kb_bits_to_f32(b < c ? b : c);
+}
+
+/* kb_erff's argument: a = min(|x|, 4). */
+static inline float kb__erff_arg(float x) {
+    return kb__abs_clamp(x, 0x40800000u); /* 4.0f */
 }
 
 /* The ratio e (about erf(a)) capped at 1, with the sign of x: rounding can
@@ -327,25 +332,29 @@ static inline float kb_gelu_f32(float x) {
 /* The same for a result rounded to fp16 or bf16, in two stages that a
  * vector loop can run apart (kb/cpu8.h computes the first a few vectors
  * ahead of the second):
- * - kb__gelu_half_ratio(x): e = a P(a^2) / Q(a^2), about erf(x / sqrt(2)),
- *   with a = x clamped to [-4 sqrt(2), 4 sqrt(2)]. This is kb_erff_half's
+ * - kb__gelu_half_ratio(x): e = a P(a^2) / Q(a^2), about erf(|x| / sqrt(2)),
+ *   with a = min(|x|, 4 sqrt(2)) (kb__abs_clamp). This is kb_erff_half's
  *   fit taken in x rather than x / sqrt(2): P's coefficients times
  *   2^-k / sqrt(2), rounded to float, and Q's times 2^-k (exact), which
- *   saves the scaling multiply. NaN gives NaN (the clamp's selects let it
- *   through).
- * - kb__gelu_half_from_ratio(x, e): h + h e with h = x / 2 and e capped at
- *   +-1 (rounding can carry it one ulp past 1 near the clamp), one
- *   multiply-add where (x / 2)(1 + e) took an add and a multiply after the
- *   division. A zero result is +0, where (x / 2)(1 + e) gave -0 for
- *   negative x.
+ *   saves the scaling multiply.
+ * - kb__gelu_half_from_ratio(x, e): h + h e' with h = x / 2 and e' = e
+ *   capped at 1 (rounding can carry it one ulp past 1 near the clamp) with
+ *   x's sign (kb__erff_sign), one multiply-add where (x / 2)(1 + e') took
+ *   an add and a multiply after the division. NaN gives NaN through h. A
+ *   zero result is +0, where (x / 2)(1 + e') gave -0 for negative x.
+ * Both clamps work on the bit patterns, as kb_erff's do, so that loops over
+ * the scalar form vectorise. The vector forms (kb/vmath_lanes.h) clamp x
+ * and cap e by min and max instead, which gives the same bits: the ratio is
+ * odd in a, and the sign comes back exactly either way.
  * Max absolute error 9.8e-6 in y, as before the split (test_vmath.c checks
  * every float in [-12, 12)); over every fp16 input as many results are
  * correctly rounded as with the unsplit form, and the worst is still the
  * half ulp of y in [2, 4). */
-#define KB__GELU_HALF_CLAMP 0x1.6a09e6p+2f /* 4 sqrt(2) */
+#define KB__GELU_HALF_CLAMP      0x1.6a09e6p+2f /* 4 sqrt(2) */
+#define KB__GELU_HALF_CLAMP_BITS 0x40b504f3u    /* its pattern */
 
 static inline float kb__gelu_half_ratio(float x) {
-    const float a = kb__clampf(x, -KB__GELU_HALF_CLAMP, KB__GELU_HALF_CLAMP);
+    const float a = kb__abs_clamp(x, KB__GELU_HALF_CLAMP_BITS);
     const float s = a * a;
     float p = kb_fmaf(s, -0x1.d677fp-23f, 0x1.9f9c36p-14f);
     p = kb_fmaf(p, s, 0x1.14f59p-7f);
@@ -359,7 +368,7 @@ static inline float kb__gelu_half_ratio(float x) {
 
 static inline float kb__gelu_half_from_ratio(float x, float e) {
     const float h = 0.5f * x;
-    return kb_fmaf(h, kb__clampf(e, -1.0f, 1.0f), h);
+    return kb_fmaf(h, kb__erff_sign(x, e), h);
 }
 
 static inline float kb_gelu_half(float x) {
@@ -378,8 +387,8 @@ static inline float kb_swish_f32(float x) {
  * with the negation folded into the constants (the clamp's bounds and the
  * first multiplier negated; r comes out as -r, so Horner's rule on it with
  * the odd coefficients negated gives each partial sum exactly, up to its
- * sign) and without the NaN select: for NaN x the result is some number,
- * and x / (1 + e^-x) is x's NaN all the same. Two fewer operations on the
+ * sign) and without the NaN select: for NaN x the result is unspecified
+ * (a number, or NaN), and x / (1 + e^-x) is x's NaN all the same. Two fewer operations on the
  * multiply-add ports' side of the chain (the sign flip and the NaN compare)
  * ran swish's fp16 loop about 15 % faster on a Zen 5. */
 static inline float kb__expf_half_neg(float x) {

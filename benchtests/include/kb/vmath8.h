@@ -4,12 +4,16 @@
  *
  * Each function performs the operations of its scalar form, in the same
  * order and with the same constants, so its results are the same bit for
- * bit at every width, NaN payloads included (kbench.unit.vmath8 checks it).
- * What changes is only what GCC 12 cannot see from C: kb_expf's clamp, a
- * nested select that lets NaN through, vectorises to two compares, two
- * blends and two mask operations, where maxps/minps do the same in two
- * instructions (their "second operand on NaN" rule is the select's).
- * kb_expf's loop runs about 25 % faster in L1 for it. The functions are
+ * bit at every width, NaN payloads included (kbench.unit.vmath8 checks it,
+ * and kbench.numerics.vmath8 over every float). What changes is only what
+ * GCC 12 cannot see from C: kb_expf's clamp, a nested select that lets NaN
+ * through, vectorises to two compares, two blends and two mask operations,
+ * where maxps/minps do the same in two instructions (their "second operand
+ * on NaN" rule is the select's); kb_expf's loop runs about 25 % faster in
+ * L1 for it. Two steps take other operations for the same bits: the exps'
+ * scaling by 2^n, one vscalefps/pd on sixteen lanes (kb__vscale16), and
+ * kb_gelu_half's clamps, min and max where the scalar form works on the bit
+ * patterns (kb/vmath_lanes.h says why each gives the same bits). The functions are
  * written once (kb/vmath_lanes.h) over the primitives below, one set per
  * width: kb_expf8 on kb_f32x8, kb_expf16 on kb_f32x16, and so on.
  *
@@ -73,7 +77,8 @@ typedef __m256i kb__vint8;
     }
 
 /* The primitives kb/vmath_lanes.h is written in, for W lanes of floats V
- * and of 32-bit integers I; each width adds its NaN select. The sign flip
+ * and of 32-bit integers I; each width adds its exps' scaling step
+ * (kb__vscale<W>). The sign flip
  * is an integer xor at every width (the float one needs AVX-512DQ at
  * sixteen). */
 #define KB__VPRIMITIVES(W, V, I, MM, SI)                                                           \

@@ -8,7 +8,9 @@
  * nested select that it vectorises to three compares, two blends and a mask
  * operation on the multiply-add ports, where maxpd/minpd do the same on the
  * others (their "second operand on NaN" rule is the select's): swish's
- * double loop ran 19 % faster in L1 for it on a Zen 5. No include guard:
+ * double loop ran 19 % faster in L1 for it on a Zen 5. The exp's scaling
+ * by 2^n is the other difference: one vscalefpd on eight lanes
+ * (kb/vmath8.h's kb__vdscale8), the same bits. No include guard:
  * kb/vmath8.h includes it more than once. */
 #include "kb/vmath.h" /* the scalar forms */
 
