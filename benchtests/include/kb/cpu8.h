@@ -261,20 +261,21 @@ static inline float kb_cpu_to_f32_maxv(float *restrict dst, const uint16_t *rest
 #endif
 
 /* KB__CPU_AHEAD vectors of results o[] to y, y + KB_VLANES, ..., as
- * kb_cpu_store_halfv stores each. With AVX512-BF16 and -DQ, bf16 is
- * narrowed by one instruction a vector and the run is classified at once:
+ * kb_cpu_store_halfv stores each. With AVX512-BF16, bf16 is narrowed by one
+ * instruction a vector and the run is classified at once
+ * (kb__cpu_denormals16, kb/cpu.h):
  * vcvtneps2bf16 flushes float denormals, and a run that holds one is stored
  * again through the integer path (kb__cpu_bf16_16_int), so such a run is
  * written twice. A test and branch per vector had cost bf16 GELU's map 6 %
  * on a Zen 5, and classifying the run before storing any of it 3 %. */
 KB__CPU8_INLINE void kb__cpu_store_halfv_run(kb_prec p, uint16_t *y, const kb_f32v *o, int stream) {
     enum { D = KB__CPU_AHEAD, L = KB_VLANES };
-#if KB_VMATH16 && defined(__AVX512BF16__) && defined(__AVX512DQ__)
+#if KB_VMATH16 && defined(__AVX512BF16__)
     if (p == KB_BF16) {
         __mmask16 denormal = 0;
 #pragma GCC unroll 4
         for (size_t k = 0; k < D; k++) {
-            denormal |= _mm512_fpclass_ps_mask(o[k], 0x20);
+            denormal |= kb__cpu_denormals16(o[k]);
             kb__cpu_put16v(y + k * L, (__m256i)_mm512_cvtneps_pbh(o[k]), stream);
         }
         if (__builtin_expect(denormal != 0, 0))

@@ -83,15 +83,13 @@ typedef __m256i kb__vint8;
  * sixteen). */
 #define KB__VPRIMITIVES(W, V, I, MM, SI)                                                           \
     KB__VARITH(v, W, V, I, float, MM, SI, ps)                                                      \
-    static inline I kb__vaddi##W(I a, I b) {                                                       \
-        return MM##_add_epi32(a, b);                                                               \
-    }                                                                                              \
     static inline I kb__vori##W(I a, I b) {                                                        \
         return MM##_or_##SI(a, b);                                                                 \
     }                                                                                              \
-    /* n into the exponent field: n << 23 */                                                       \
-    static inline I kb__vexpfield##W(I v) {                                                        \
-        return MM##_slli_epi32(v, 23);                                                             \
+    /* 2^n p for t holding n in its low bits: n << 23 added to p's pattern */                      \
+    static inline V kb__vscalei##W(V p, V t) {                                                     \
+        return kb__vfloat##W(                                                                      \
+            MM##_add_epi32(kb__vbits##W(p), MM##_slli_epi32(kb__vbits##W(t), 23)));                \
     }                                                                                              \
     static inline I kb__vandi##W(I v, uint32_t k) {                                                \
         return MM##_and_##SI(v, MM##_set1_epi32((int)k));                                          \
@@ -106,12 +104,10 @@ typedef __m256i kb__vint8;
 /* The same for W lanes of doubles V and 64-bit integers I (kb/vmath_lanes64.h). */
 #define KB__VPRIMITIVES64(W, V, I, MM, SI)                                                         \
     KB__VARITH(vd, W, V, I, double, MM, SI, pd)                                                    \
-    static inline I kb__vdaddi##W(I a, I b) {                                                      \
-        return MM##_add_epi64(a, b);                                                               \
-    }                                                                                              \
-    /* n into the exponent field: n << 52 */                                                       \
-    static inline I kb__vdexpfield##W(I v) {                                                       \
-        return MM##_slli_epi64(v, 52);                                                             \
+    /* 2^n p for t holding n in its low bits: n << 52 added to p's pattern */                      \
+    static inline V kb__vdscalei##W(V p, V t) {                                                    \
+        return kb__vdfloat##W(                                                                     \
+            MM##_add_epi64(kb__vdbits##W(p), MM##_slli_epi64(kb__vdbits##W(t), 52)));              \
     }                                                                                              \
     /* -x as C's unary minus: the sign bit flipped (an integer xor) */                             \
     static inline V kb__vdneg##W(V x) {                                                            \
@@ -131,8 +127,8 @@ KB__VPRIMITIVES(8, kb_f32x8, kb__vint8, _mm256, si256)
 static inline kb_f32x8 kb__vscale8(kb_f32x8 p, kb_f32x8 t, kb_f32x8 n, kb_f32x8 x) {
     (void)n;
     const __m256i q = _mm256_or_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x00400000));
-    const kb_f32x8 y = kb__vfloat8(kb__vaddi8(kb__vbits8(p), kb__vexpfield8(kb__vbits8(t))));
-    return _mm256_blendv_ps(y, _mm256_castsi256_ps(q), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    return _mm256_blendv_ps(kb__vscalei8(p, t), _mm256_castsi256_ps(q),
+                            _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
 }
 
 #define KB__W 8
@@ -145,8 +141,8 @@ static inline kb_f64x4 kb__vdscale4(kb_f64x4 p, kb_f64x4 t, kb_f64x4 n, kb_f64x4
     (void)n;
     const __m256i q =
         _mm256_or_si256(_mm256_castpd_si256(x), _mm256_set1_epi64x(0x0008000000000000LL));
-    const kb_f64x4 y = kb__vdfloat4(kb__vdaddi4(kb__vdbits4(p), kb__vdexpfield4(kb__vdbits4(t))));
-    return _mm256_blendv_pd(y, _mm256_castsi256_pd(q), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+    return _mm256_blendv_pd(kb__vdscalei4(p, t), _mm256_castsi256_pd(q),
+                            _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
 }
 
 #define KB__W 4

@@ -171,7 +171,7 @@ static inline KB__V KB__L(kb__expf_half_neg)(KB__V x) {
     p = KB__O(fma)(p, r, KB__O(set)(0x1.0006b8p-1f));
     p = KB__O(fma)(p, r, KB__O(set)(-1.0f));
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
-    return KB__O(float)(KB__O(addi)(KB__O(bits)(p), KB__O(expfield)(KB__O(bits)(t))));
+    return KB__O(scalei)(p, t);
 }
 
 /* kb_swish_half in its two stages: the denominator 1 + e^-x, then x over
