@@ -64,10 +64,32 @@ static float neg(float x) {
     return -x;
 }
 
+/* kb_expf and kb_expf_half on x <= 0 (and NaN) against their two-stage
+ * forms for them, softmax's: every pattern with its sign bit set. */
+static float expf_nonpos(float x) {
+    return kb_expf(kb_bits_to_f32(kb_f32_to_bits(x) | 0x80000000u));
+}
+static float expf_half_nonpos(float x) {
+    return kb_expf_half(kb_bits_to_f32(kb_f32_to_bits(x) | 0x80000000u));
+}
+#define NONPOS(W, MM)                                                                              \
+    static kb_f32x##W expf_nonpos##W(kb_f32x##W v) {                                               \
+        return kb__expf_nonpos##W(MM##_or_ps(v, MM##_set1_ps(-0.0f)));                             \
+    }                                                                                              \
+    static kb_f32x##W expf_half_nonpos##W(kb_f32x##W v) {                                          \
+        return kb__expf_half_nonpos##W(MM##_or_ps(v, MM##_set1_ps(-0.0f)));                        \
+    }
+NONPOS(8, _mm256)
+#if KB_VMATH16
+NONPOS(16, _mm512)
+#endif
+
 /* Every function at one width: its comparisons, then its table rows. */
 #define PAIRS(W, MM)                                                                               \
     PAIR(expf, W, MM, kb_expf, kb_expf##W)                                                         \
     PAIR(expf_half, W, MM, kb_expf_half, kb_expf_half##W)                                          \
+    PAIR(expf_nonpos, W, MM, expf_nonpos, expf_nonpos##W)                                          \
+    PAIR(expf_half_nonpos, W, MM, expf_half_nonpos, expf_half_nonpos##W)                           \
     PAIR(erff, W, MM, kb__erff_finite, kb__erff_finite##W)                                         \
     PAIR(erff_half, W, MM, kb__erff_half_finite, kb__erff_half_finite##W)                          \
     PAIR(gelu_f32, W, MM, kb_gelu_f32, kb_gelu_f32_##W)                                            \
@@ -77,6 +99,8 @@ static float neg(float x) {
     PAIR(neg, W, MM, neg, kb_neg##W)
 #define PAIR_ROWS(W)                                                                               \
     {"kb_expf" #W, compare_expf##W}, {"kb_expf_half" #W, compare_expf_half##W},                    \
+        {"kb__expf_nonpos" #W, compare_expf_nonpos##W},                                            \
+        {"kb__expf_half_nonpos" #W, compare_expf_half_nonpos##W},                                  \
         {"kb__erff_finite" #W, compare_erff##W},                                                   \
         {"kb__erff_half_finite" #W, compare_erff_half##W},                                         \
         {"kb_gelu_f32_" #W, compare_gelu_f32##W}, {"kb_gelu_half" #W, compare_gelu_half##W},       \
@@ -244,13 +268,14 @@ static void test_maps(void) {
 }
 
 /* kb/cpu8.h's first row passes against kb_cpu_to_f32 and then
- * kb_cpu_sum_f32 / kb_cpu_max_f32, bit for bit (the widened row and the
+ * kb_cpu_sum_f32 / kb_cpu_max_half, bit for bit (the widened row and the
  * reduction), over every length up to three KB_CPU_LANES and at offsets up
- * to a vector. The maximum sees
- * every kind of pattern, NaN and infinities included (both forms order the
- * same integers); the sums finite ones, of both signs. */
+ * to a vector. The maximum sees every kind of pattern, NaN and infinities
+ * included (both forms order the same integers), and without NaNs it is
+ * also kb_cpu_max_f32 of the widened row; the sums see finite values of
+ * both signs. */
 static void check_first_passes(kb_prec p) {
-    enum { N = 3 * KB_CPU_LANES + 1, PAD = KB_VLANES };
+    enum { N = 3 * KB_CPU_LANES + 1, PAD = 32 };
     uint16_t h[N + PAD], fin[N + PAD];
     float got[N], want[N];
     for (size_t i = 0; i < N + PAD; i++) {
@@ -259,18 +284,80 @@ static void check_first_passes(kb_prec p) {
     }
     for (size_t off = 0; off < PAD; off++)
         for (size_t n = 1; n <= N; n++) {
-            const float max = kb_cpu_to_f32_maxv(got, h + off, p, n);
-            kb_cpu_to_f32(want, h + off, p, 0, n);
-            ASSERT(memcmp(got, want, n * sizeof *got) == 0);
-            ASSERT(kb_f32_to_bits(max) == kb_f32_to_bits(kb_cpu_max_f32(want, n)));
-            const float sum = kb_cpu_to_f32_sumv(got, fin + off, p, n);
+            const float max = kb_cpu_max_halfv(h + off, p, n);
+            ASSERT(kb_f32_to_bits(max) == kb_f32_to_bits(kb_cpu_max_half(h + off, p, n)));
             kb_cpu_to_f32(want, fin + off, p, 0, n);
+            ASSERT(kb_f32_to_bits(kb_cpu_max_halfv(fin + off, p, n)) ==
+                   kb_f32_to_bits(kb_cpu_max_f32(want, n)));
+            const float sum = kb_cpu_to_f32_sumv(got, fin + off, p, n);
             ASSERT(memcmp(got, want, n * sizeof *got) == 0);
             if (kb_f32_to_bits(sum) != kb_f32_to_bits(kb_cpu_sum_f32(want, n)))
                 KB_TEST_FAIL("%s sum, offset %zu, n %zu: %a, kb_cpu_sum_f32 %a", kb_prec_name(p),
                              off, n, (double)sum, (double)kb_cpu_sum_f32(want, n));
         }
 }
+
+/* kb/cpu8.h's middle row passes with softmax's e^(x - max) against the
+ * scalar passes (x widened by kb_cpu_to_f32, x - max, kb_expf_half,
+ * kb_expf or kb_exp, kb_cpu_sum_f32/_f64), bit for bit, over every length
+ * up to three KB_CPU_LANES past the pipeline's first full step and at
+ * several offsets, with max the row's largest, on finite values and on
+ * rows with NaNs and infinities. Of a sum of different NaNs only that it
+ * is NaN: which one an add passes on depends on its operands' order, which
+ * C leaves to the compiler for each add. */
+enum { MAP_SUM_N = (KB__CPU_AHEAD + 8) * KB_VLANES + 3 * KB_CPU_LANES + 1, MAP_SUM_PAD = 16 };
+
+/* Pattern i of a row: finite, or every 29th NaN or infinite (`special`). */
+static uint64_t map_sum_pattern(size_t i, int special, int bits) {
+    const uint64_t u = (uint64_t)i * 0x9e3779b97f4a7c15u;
+    const int exp_bits = bits == 64 ? 11 : bits == 32 ? 8 : 5;
+    const uint64_t top = (uint64_t)1 << (bits - 2); /* the exponent's top bit */
+    const uint64_t mask = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+    uint64_t v = (u >> (64 - bits)) & mask & ~top; /* finite */
+    if (special && i % 29 == 3) v |= (((uint64_t)1 << exp_bits) - 1) << (bits - 1 - exp_bits);
+    return v;
+}
+
+#define CHECK_MAP_SUM(NAME, T, X, TO_BITS, SUM, WANT, CALL)                                        \
+    static void check_map_sum_##NAME(kb_prec p) {                                                  \
+        static X h[MAP_SUM_N + MAP_SUM_PAD];                                                       \
+        static T got[MAP_SUM_N], want[MAP_SUM_N], xw[MAP_SUM_N];                                   \
+        for (int special = 0; special < 2; special++) {                                            \
+            for (size_t i = 0; i < MAP_SUM_N + MAP_SUM_PAD; i++) {                                 \
+                const uint64_t u = map_sum_pattern(i, special, (int)(8 * sizeof(X)));              \
+                memcpy(&h[i], &u, sizeof h[i]); /* little-endian: the low bytes */                 \
+            }                                                                                      \
+            for (size_t off = 0; off < MAP_SUM_PAD; off += 3)                                      \
+                for (size_t n = 1; n <= MAP_SUM_N; n++) {                                          \
+                    T m;                                                                           \
+                    const T sum = CALL;                                                            \
+                    for (size_t i = 0; i < n; i++) want[i] = WANT(xw[i] - m);                      \
+                    size_t i = 0;                                                                  \
+                    while (i < n && TO_BITS(got[i]) == TO_BITS(want[i])) i++;                      \
+                    if (i < n)                                                                     \
+                        KB_TEST_FAIL("kb_cpu_map_sum " #NAME " %s, offset %zu, n %zu: [%zu] = "    \
+                                     "%a, want %a",                                                \
+                                     kb_prec_name(p), off, n, i, (double)got[i], (double)want[i]); \
+                    const T ws = kb_cpu_sum_##SUM(want, n);                                        \
+                    if (TO_BITS(sum) != TO_BITS(ws) && !(sum != sum && ws != ws))                  \
+                        KB_TEST_FAIL("kb_cpu_map_sum " #NAME " %s sum, offset %zu, n %zu: %a, "    \
+                                     "want %a",                                                    \
+                                     kb_prec_name(p), off, n, (double)sum, (double)ws);            \
+                }                                                                                  \
+        }                                                                                          \
+    }
+
+CHECK_MAP_SUM(half, float, uint16_t, kb_f32_to_bits, f32, kb_expf_half,
+              (kb_cpu_to_f32(xw, h + off, p, 0, n), m = kb_cpu_max_half(h + off, p, n),
+               kb_cpu_map_sum_halfv(got, h + off, p, n, m, kb_expf_nonpos_tv,
+                                    kb_expf_half_nonpos_from_tv, h)))
+CHECK_MAP_SUM(f32, float, float, kb_f32_to_bits, f32, kb_expf,
+              (memcpy(xw, h + off, n * sizeof *xw), m = kb_cpu_max_f32(xw, n),
+               kb_cpu_map_sum_f32v(got, h + off, n, m, kb_expf_nonpos_tv, kb_expf_nonpos_from_tv,
+                                   NULL)))
+CHECK_MAP_SUM(f64, double, double, kb_f64_to_bits, f64, kb_exp,
+              (memcpy(xw, h + off, n * sizeof *xw), m = kb_cpu_max_f64(xw, n),
+               kb_cpu_map_sum_f64v(got, h + off, n, m, kb_exp_nonpos_tv, kb_exp_nonpos_from_tv, h)))
 
 /* The row kernels' last-pass stores: rounded as kb_cpu_from_f32 rounds,
  * cached or streamed to an aligned y, nothing written past the vector; on
@@ -358,6 +445,10 @@ static void check_store_row(kb_prec p, int stream) {
 static void test_rows(void) {
     check_first_passes(KB_FP16);
     check_first_passes(KB_BF16);
+    check_map_sum_half(KB_FP16);
+    check_map_sum_half(KB_BF16);
+    check_map_sum_f32(KB_FP32);
+    check_map_sum_f64(KB_FP64);
     check_stores();
     for (int stream = 0; stream < 2; stream++) {
         check_store_row(KB_FP16, stream);
@@ -375,18 +466,31 @@ typedef struct pair64 {
     long (*compare)(const uint64_t *u, size_t n, long reported);
 } pair64;
 
+/* kb_exp on x <= 0 (and NaN) against its two-stage form for them. */
+static double exp_nonpos(double x) {
+    return kb_exp(kb_bits_to_f64(kb_f64_to_bits(x) | 0x8000000000000000u));
+}
+#define NONPOS64(W, MM)                                                                            \
+    static kb_f64x##W exp_nonpos##W(kb_f64x##W v) {                                                \
+        return kb__exp_nonpos##W(MM##_or_pd(v, MM##_set1_pd(-0.0)));                               \
+    }
+
+NONPOS64(4, _mm256)
 PAIR64(exp, 4, _mm256, kb_exp, kb_exp4)
+PAIR64(exp_nonpos, 4, _mm256, exp_nonpos, exp_nonpos4)
 PAIR64(swish, 4, _mm256, kb_swish_f64, kb_swish_f64_4)
 #if KB_VMATH16
+NONPOS64(8, _mm512)
 PAIR64(exp, 8, _mm512, kb_exp, kb_exp8)
+PAIR64(exp_nonpos, 8, _mm512, exp_nonpos, exp_nonpos8)
 PAIR64(swish, 8, _mm512, kb_swish_f64, kb_swish_f64_8)
 #endif
 
 static const pair64 pairs64[] = {
-    {"kb_exp4", compare64_exp4},
+    {"kb_exp4", compare64_exp4},          {"kb__exp_nonpos4", compare64_exp_nonpos4},
     {"kb_swish_f64_4", compare64_swish4},
 #if KB_VMATH16
-    {"kb_exp8", compare64_exp8},
+    {"kb_exp8", compare64_exp8},          {"kb__exp_nonpos8", compare64_exp_nonpos8},
     {"kb_swish_f64_8", compare64_swish8},
 #endif
 };

@@ -297,6 +297,30 @@ KB__CPU_MAX(float, f32, int32_t, uint32_t, kb__cpu_flip, kb_f32_to_bits, kb_bits
 KB__CPU_MAX(double, f64, int64_t, uint64_t, kb__cpu_flip64, kb_f64_to_bits, kb_bits_to_f64,
             INT64_MIN)
 
+/* The same on fp16/bf16 patterns, whose sign and magnitude bits lie as a
+ * float's do: flipped, int16 order is their order. */
+static inline uint16_t kb__cpu_flip16(uint16_t u) {
+    return (uint16_t)(u ^ (u >> 15 ? 0x7fffu : 0u));
+}
+
+/* The largest of n >= 1 fp16/bf16 values x (p), widened: the largest
+ * flipped 16-bit pattern, so that a row is reduced before it is widened (and
+ * kb/cpu8.h's kb_cpu_max_halfv, 16 bits to a lane, finds the same one).
+ * Widening keeps the order, so NaN aside this is kb_cpu_max_f32 of the
+ * widened row; where the row holds NaNs of positive sign it is the widened
+ * NaN of the largest 16-bit pattern. */
+static inline float kb_cpu_max_half(const uint16_t *x, kb_prec p, size_t n) {
+    int16_t m = INT16_MIN;
+    for (size_t i = 0; i < n; i++) {
+        const int16_t k = (int16_t)kb__cpu_flip16(x[i]);
+        m = k > m ? k : m;
+    }
+    const uint16_t top = kb__cpu_flip16((uint16_t)m);
+    float f;
+    kb_cpu_to_f32(&f, &top, p, 0, 1);
+    return f;
+}
+
 /* The sum of x[0 .. n) in KB_CPU_LANES partial sums, then the tail; the
  * _ahead form asks for next[0 .. n) as it goes when next is not NULL
  * (kb__cpu_ask). */

@@ -104,7 +104,7 @@ static inline kb_f32v kb_cpu_stage_result(kb_f32v x, kb_f32v t) {
     return t;
 }
 
-/* The last n < KB_VLANES elements, padded: the same function gives them the
+/* The last n <= KB_VLANES elements, padded: the same function gives them the
  * same results as the full vectors would. */
 KB__CPU8_INLINE void kb__cpu_tail_f32v(kb_cpu_fnv in, kb_cpu_fnv2 out, const float *x, float *y,
                                        size_t n) {
@@ -128,16 +128,15 @@ KB__CPU8_INLINE void kb_cpu_mapv_f32(const kb_args *a, kb_cpu_fnv f, size_t n) {
 }
 
 /* Row kernels' first pass over a row of n fp16/bf16 values x (p): widened
- * into dst (as kb_cpu_to_f32 widens them) and reduced on the way: one pass
- * where widening and then reducing took two. Unlike the float rows' first
- * passes they do not ask for the next row (kb__cpu_ask): on a Zen 5 the
- * 16-bit rows of layernorm and softmax at DRAM size ran as fast or faster
- * without, and at one speed where the requests had made them vary from one
- * process to the next by up to 20 % (docs/kernels.md, the eighth pass).
- * kb_cpu_to_f32_sumv returns kb_cpu_sum_f32(dst, n) and kb_cpu_to_f32_maxv
- * kb_cpu_max_f32(dst, n), bit for bit: the same partial sums (lane j of
- * KB_CPU_LANES adds the values i + j in order) and the same flipped-pattern
- * maxima. */
+ * into dst (as kb_cpu_to_f32 widens them) and summed on the way: one pass
+ * where widening and then summing took two. Unlike the float rows' first
+ * passes the 16-bit ones (this and kb_cpu_max_halfv) do not ask for the
+ * next row (kb__cpu_ask): on a Zen 5 the 16-bit rows of layernorm and
+ * softmax at DRAM size ran as fast or faster without, and at one speed
+ * where the requests had made them vary from one process to the next by up
+ * to 20 % (docs/kernels.md, the eighth pass). kb_cpu_to_f32_sumv returns
+ * kb_cpu_sum_f32(dst, n), bit for bit: the same partial sums (lane j of
+ * KB_CPU_LANES adds the values i + j in order). */
 _Static_assert(KB_CPU_LANES % KB_VLANES == 0, "the partial reductions are whole vectors");
 
 KB__CPU8_INLINE kb_f32v kb__cpu_widen_store(kb_prec p, const uint16_t *x, float *dst) {
@@ -175,50 +174,68 @@ KB__CPU8_INLINE float kb__cpu_to_f32_sumv(float *restrict dst, const uint16_t *r
     return sum;
 }
 
-/* kb__cpu_flip on every lane: int32 order is then float order. */
-#if KB_VMATH16
-typedef __m512i kb__cpu_i32v;
-#define kb__cpu_i32v_min()     _mm512_set1_epi32(INT32_MIN)
-#define kb__cpu_i32v_max(a, b) _mm512_max_epi32(a, b)
-#define kb__cpu_i32v_hmax(v)   _mm512_reduce_max_epi32(v)
-KB__CPU8_INLINE kb__cpu_i32v kb__cpu_flipv(kb_f32v v) {
-    const __m512i u = _mm512_castps_si512(v);
-    return _mm512_xor_si512(
-        u, _mm512_and_si512(_mm512_srai_epi32(u, 31), _mm512_set1_epi32(0x7fffffff)));
-}
+/* kb_cpu_max_half on 16-bit lanes, without flipping: as int16, every
+ * pattern with its sign bit clear (a value >= +0, or a NaN of that sign) is
+ * above every one with it set, the first in their order, the second in
+ * reverse. So the largest flipped pattern is the largest int16 when that
+ * is >= 0, else the smallest: a running maximum and minimum, one
+ * operation each a register, where flipping took three more. A register
+ * holds 32 patterns with AVX512-BW, else sixteen. */
+#if KB_VMATH16 && defined(__AVX512BW__)
+typedef __m512i kb__cpu_i16v;
+#define KB__CPU_I16_LANES         32
+#define kb__cpu_i16v_load(p)      _mm512_loadu_si512(p)
+#define kb__cpu_i16v_set(k)       _mm512_set1_epi16(k)
+#define kb__cpu_i16v_max(a, b)    _mm512_max_epi16(a, b)
+#define kb__cpu_i16v_min(a, b)    _mm512_min_epi16(a, b)
+#define kb__cpu_i16v_halves(v, F) F(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1))
 #else
-typedef __m256i kb__cpu_i32v;
-#define kb__cpu_i32v_min()     _mm256_set1_epi32(INT32_MIN)
-#define kb__cpu_i32v_max(a, b) _mm256_max_epi32(a, b)
-KB__CPU8_INLINE int32_t kb__cpu_i32v_hmax(__m256i v) {
-    __m128i m = _mm_max_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    m = _mm_max_epi32(m, _mm_shuffle_epi32(m, 0x4e));
-    return _mm_cvtsi128_si32(_mm_max_epi32(m, _mm_shuffle_epi32(m, 0xb1)));
-}
-KB__CPU8_INLINE kb__cpu_i32v kb__cpu_flipv(kb_f32v v) {
-    const __m256i u = _mm256_castps_si256(v);
-    return _mm256_xor_si256(
-        u, _mm256_and_si256(_mm256_srai_epi32(u, 31), _mm256_set1_epi32(0x7fffffff)));
-}
+typedef __m256i kb__cpu_i16v;
+#define KB__CPU_I16_LANES         16
+#define kb__cpu_i16v_load(p)      _mm256_loadu_si256((const __m256i *)(p))
+#define kb__cpu_i16v_set(k)       _mm256_set1_epi16(k)
+#define kb__cpu_i16v_max(a, b)    _mm256_max_epi16(a, b)
+#define kb__cpu_i16v_min(a, b)    _mm256_min_epi16(a, b)
+#define kb__cpu_i16v_halves(v, F) (v)
 #endif
 
-/* A maximum does not depend on the order: one running maximum of the
- * flipped patterns, a vector at a time, then the tail's. */
-KB__CPU8_INLINE float kb__cpu_to_f32_maxv(float *restrict dst, const uint16_t *restrict x,
-                                          kb_prec p, size_t n) {
-    const size_t nv = n - n % KB_CPU_LANES;
-    kb__cpu_i32v acc = kb__cpu_i32v_min();
-    for (size_t i = 0; i < nv; i += KB_VLANES)
-        acc = kb__cpu_i32v_max(acc, kb__cpu_flipv(kb__cpu_widen_store(p, x + i, dst + i)));
-    kb_cpu_to_f32(dst + nv, x + nv, p, 0, n - nv);
-    /* Reduced in registers: stored to an array of lanes, GCC 12 kept the
-     * running maximum there, a store and a load on every vector's path. */
-    int32_t m = kb__cpu_i32v_hmax(acc);
-    for (size_t i = nv; i < n; i++) {
-        const int32_t k = (int32_t)kb__cpu_flip(kb_f32_to_bits(dst[i]));
-        m = k > m ? k : m;
+/* The largest (NAME max) or smallest (min) lane of v. */
+#define KB__CPU_I16_REDUCE(NAME)                                                                   \
+    KB__CPU8_INLINE int16_t kb__cpu_i16v_h##NAME(kb__cpu_i16v v) {                                 \
+        const __m256i h = kb__cpu_i16v_halves(v, _mm256_##NAME##_epi16);                           \
+        __m128i m = _mm_##NAME##_epi16(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)); \
+        m = _mm_##NAME##_epi16(m, _mm_shuffle_epi32(m, 0x4e));                                     \
+        m = _mm_##NAME##_epi16(m, _mm_shuffle_epi32(m, 0xb1));                                     \
+        m = _mm_##NAME##_epi16(m, _mm_shufflelo_epi16(m, 0xb1));                                   \
+        return (int16_t)_mm_cvtsi128_si32(m);                                                      \
     }
-    return kb_bits_to_f32(kb__cpu_flip((uint32_t)m));
+KB__CPU_I16_REDUCE(max)
+KB__CPU_I16_REDUCE(min)
+#undef KB__CPU_I16_REDUCE
+
+/* kb_cpu_max_half, bit for bit: a row's first pass, which reads each
+ * pattern once and widens only the largest. (It had widened the row into
+ * float scratch for the pass after it, at three times the cost; that pass
+ * now widens as it goes, kb_cpu_map_sum_halfv.) */
+KB__CPU8_INLINE float kb_cpu_max_halfv(const uint16_t *x, kb_prec p, size_t n) {
+    enum { L = KB__CPU_I16_LANES };
+    const size_t nv = n - n % L;
+    kb__cpu_i16v hi = kb__cpu_i16v_set(INT16_MIN), lo = kb__cpu_i16v_set(INT16_MAX);
+    for (size_t i = 0; i < nv; i += L) {
+        const kb__cpu_i16v v = kb__cpu_i16v_load(x + i);
+        hi = kb__cpu_i16v_max(hi, v);
+        lo = kb__cpu_i16v_min(lo, v);
+    }
+    int16_t top = kb__cpu_i16v_hmax(hi), bottom = kb__cpu_i16v_hmin(lo);
+    for (size_t i = nv; i < n; i++) {
+        const int16_t k = (int16_t)x[i];
+        top = k > top ? k : top;
+        bottom = k < bottom ? k : bottom;
+    }
+    const uint16_t m = (uint16_t)(top >= 0 ? top : bottom);
+    float f;
+    kb_cpu_to_f32(&f, &m, p, 0, 1);
+    return f;
 }
 
 /* One function per precision, each with the precision a constant in its
@@ -230,18 +247,11 @@ KB__CPU8_INLINE float kb__cpu_to_f32_maxv(float *restrict dst, const uint16_t *r
     }
 KB__CPU_FIRST_PASS(sumv, FP16)
 KB__CPU_FIRST_PASS(sumv, BF16)
-KB__CPU_FIRST_PASS(maxv, FP16)
-KB__CPU_FIRST_PASS(maxv, BF16)
 #undef KB__CPU_FIRST_PASS
 
 static inline float kb_cpu_to_f32_sumv(float *restrict dst, const uint16_t *restrict x, kb_prec p,
                                        size_t n) {
     return p == KB_FP16 ? kb__cpu_to_f32_sumv_FP16(dst, x, n) : kb__cpu_to_f32_sumv_BF16(dst, x, n);
-}
-
-static inline float kb_cpu_to_f32_maxv(float *restrict dst, const uint16_t *restrict x, kb_prec p,
-                                       size_t n) {
-    return p == KB_FP16 ? kb__cpu_to_f32_maxv_FP16(dst, x, n) : kb__cpu_to_f32_maxv_BF16(dst, x, n);
 }
 
 /* How many vectors ahead of `out` the 16-bit maps compute `in`. A Zen 5
@@ -306,6 +316,153 @@ KB__CPU8_INLINE void kb_cpu_store_half_row(kb_prec p, uint16_t *y, size_t nv, kb
         kb__cpu_store_halfv_run(p, y + i, o, stream);
     }
     for (; i < nv; i += L) kb_cpu_store_halfv(p, y + i, v(ctx, i), stream);
+}
+
+/* A row's middle pass: dst[i] = f(v) for v = x[i] - shift, f(v) =
+ * out(v, in(v)) with `in` KB__CPU_AHEAD vectors ahead of `out` as in
+ * kb__cpu_fused_halfv (a Zen 5 ran softmax's exp pass 16 % faster so in
+ * double, 15 % in float); returns the sum of dst as kb_cpu_sum_f32/_f64(dst,
+ * n) sums it, bit for bit: vector q adds into partial sum q % K, so lane j
+ * of KB_CPU_LANES adds the values i + j in order, and the tail's come
+ * after. x is float or double, or fp16/bf16 values (p), widened here in
+ * registers rather than read back from a widened copy of the row. A step of
+ * G vectors holds whole rings of both the vectors ahead (D) and the partial
+ * sums (K); the step that finishes the vectors ahead computes the rest of
+ * its G at once.
+ *
+ * T: the element type of dst; V, L, PX: its vectors, their lanes and the
+ * intrinsics' suffix; FN, FN2: the stages' types; LOAD(p, x, i): the
+ * vector of x from element i. */
+#define KB__CPU_MAP_SUM(NAME, T, V, L, PX, FN, FN2, LOAD, SUM)                                     \
+    KB__CPU8_INLINE T kb__cpu_map_sum_##NAME(T *restrict dst, const void *restrict x, kb_prec p,   \
+                                             size_t n, T shift, FN in, FN2 out,                    \
+                                             const void *next) {                                   \
+        enum { D = KB__CPU_AHEAD, K = KB_CPU_LANES / (L), G = D > K ? D : K };                     \
+        _Static_assert(G % D == 0 && G % K == 0, "a step holds whole rings");                      \
+        const size_t es = p == KB_FP64 ? 8 : p == KB_FP32 ? 4 : 2; /* x's element size */          \
+        const V s = KB_MMV(set1_##PX)(shift);                                                      \
+        const size_t nv = n - n % KB_CPU_LANES;                                                    \
+        V acc[K], v[D], t[D], o[G];                                                                \
+        _Pragma("GCC unroll 8") for (size_t k = 0; k < K; k++) {                                   \
+            acc[k] = KB_MMV(setzero_##PX)();                                                       \
+        }                                                                                          \
+        size_t i = 0;                                                                              \
+        if (nv >= (G + D) * (L)) {                                                                 \
+            _Pragma("GCC unroll 8") for (size_t k = 0; k < D; k++) {                               \
+                v[k] = KB_MMV(sub_##PX)(LOAD(p, x, k * (L)), s);                                   \
+                t[k] = in(v[k]);                                                                   \
+            }                                                                                      \
+            for (; i + (G + D) * (L) <= nv; i += G * (L)) {                                        \
+                kb__cpu_ask(next, i *es, (i + G * (L)) * es);                                      \
+                _Pragma("GCC unroll 8") for (size_t k = 0; k < G; k++) {                           \
+                    const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + (D + k) * (L)), s), u = in(w);     \
+                    o[k] = out(v[k % D], t[k % D]);                                                \
+                    v[k % D] = w;                                                                  \
+                    t[k % D] = u;                                                                  \
+                    KB_MMV(storeu_##PX)(dst + i + k * (L), o[k]);                                  \
+                    acc[k % K] = KB_MMV(add_##PX)(acc[k % K], o[k]);                               \
+                }                                                                                  \
+            }                                                                                      \
+            /* nv - i is at least D vectors and a multiple of K: at least G. */                    \
+            _Pragma("GCC unroll 8") for (size_t k = 0; k < G; k++) {                               \
+                const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + k * (L)), s);                          \
+                o[k] = k < D ? out(v[k % D], t[k % D]) : out(w, in(w));                            \
+                KB_MMV(storeu_##PX)(dst + i + k * (L), o[k]);                                      \
+                acc[k % K] = KB_MMV(add_##PX)(acc[k % K], o[k]);                                   \
+            }                                                                                      \
+            i += G * (L);                                                                          \
+        }                                                                                          \
+        kb__cpu_ask(next, i *es, n *es);                                                           \
+        for (; i < nv; i += K * (L)) {                                                             \
+            _Pragma("GCC unroll 8") for (size_t k = 0; k < K; k++) {                               \
+                const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + k * (L)), s);                          \
+                o[k] = out(w, in(w));                                                              \
+                KB_MMV(storeu_##PX)(dst + i + k * (L), o[k]);                                      \
+                acc[k] = KB_MMV(add_##PX)(acc[k], o[k]);                                           \
+            }                                                                                      \
+        }                                                                                          \
+        T lanes[KB_CPU_LANES];                                                                     \
+        _Pragma("GCC unroll 8") for (size_t k = 0; k < K; k++) {                                   \
+            KB_MMV(storeu_##PX)(lanes + k * (L), acc[k]);                                          \
+        }                                                                                          \
+        return kb__cpu_tail_sum_##NAME(kb_cpu_lanes_sum_##SUM(lanes), dst, x, p, nv, n, s, in,     \
+                                       out);                                                       \
+    }
+
+/* The tail of a middle pass, dst[nv .. n), through vectors padded with
+ * zeros (the same functions give its values the same results as whole
+ * vectors would), added to sum in order. */
+#define KB__CPU_TAIL_SUM(NAME, T, V, L, PX, FN, FN2)                                               \
+    KB__CPU8_INLINE T kb__cpu_tail_sum_##NAME(T sum, T *dst, const void *x, kb_prec p, size_t nv,  \
+                                              size_t n, V s, FN in, FN2 out) {                     \
+        for (size_t i = nv; i < n; i += L) {                                                       \
+            const size_t m = n - i < (L) ? n - i : (L);                                            \
+            T b[L];                                                                                \
+            kb__cpu_load_##NAME(b, x, p, i, m);                                                    \
+            const V w = KB_MMV(sub_##PX)(KB_MMV(loadu_##PX)(b), s);                                \
+            KB_MMV(storeu_##PX)(b, out(w, in(w)));                                                 \
+            memcpy(dst + i, b, m * sizeof *b);                                                     \
+        }                                                                                          \
+        for (size_t i = nv; i < n; i++) sum += dst[i];                                             \
+        return sum;                                                                                \
+    }
+
+/* The vector of x from element i, float: fp32 or fp16/bf16 widened. */
+KB__CPU8_INLINE kb_f32v kb__cpu_load_f32v(kb_prec p, const void *x, size_t i) {
+    if (p == KB_FP32) return KB_MMV(loadu_ps)((const float *)x + i);
+    return kb__cpu_widenv(p, (const uint16_t *)x + i);
+}
+
+KB__CPU8_INLINE kb_f64v kb__cpu_load_f64v(kb_prec p, const void *x, size_t i) {
+    (void)p;
+    return KB_MMV(loadu_pd)((const double *)x + i);
+}
+
+/* b[0 .. m) = x[i .. i + m), widened, the rest of a vector zero. */
+KB__CPU8_INLINE void kb__cpu_load_f32(float *b, const void *x, kb_prec p, size_t i, size_t m) {
+    memset(b, 0, KB_VLANES * sizeof *b);
+    if (p == KB_FP32)
+        memcpy(b, (const float *)x + i, m * sizeof *b);
+    else
+        kb_cpu_to_f32(b, x, p, i, m);
+}
+
+KB__CPU8_INLINE void kb__cpu_load_f64(double *b, const void *x, kb_prec p, size_t i, size_t m) {
+    (void)p;
+    memset(b, 0, KB_VLANES64 * sizeof *b);
+    memcpy(b, (const double *)x + i, m * sizeof *b);
+}
+
+/* Double functions on kb_f64v, in two stages as kb_cpu_fnv2. */
+typedef kb_f64v (*kb_cpu_fnv64)(kb_f64v);
+typedef kb_f64v (*kb_cpu_fnv64_2)(kb_f64v x, kb_f64v t);
+
+KB__CPU_TAIL_SUM(f32, float, kb_f32v, KB_VLANES, ps, kb_cpu_fnv, kb_cpu_fnv2)
+KB__CPU_TAIL_SUM(f64, double, kb_f64v, KB_VLANES64, pd, kb_cpu_fnv64, kb_cpu_fnv64_2)
+KB__CPU_MAP_SUM(f32, float, kb_f32v, KB_VLANES, ps, kb_cpu_fnv, kb_cpu_fnv2, kb__cpu_load_f32v, f32)
+KB__CPU_MAP_SUM(f64, double, kb_f64v, KB_VLANES64, pd, kb_cpu_fnv64, kb_cpu_fnv64_2,
+                kb__cpu_load_f64v, f64)
+#undef KB__CPU_MAP_SUM
+#undef KB__CPU_TAIL_SUM
+
+/* The pass for each type of x: float, double, fp16/bf16 (p). It asks for
+ * next[0 .. n) as it goes when next is not NULL (kb__cpu_ask). */
+KB__CPU8_INLINE float kb_cpu_map_sum_f32v(float *restrict dst, const float *restrict x, size_t n,
+                                          float shift, kb_cpu_fnv in, kb_cpu_fnv2 out,
+                                          const void *next) {
+    return kb__cpu_map_sum_f32(dst, x, KB_FP32, n, shift, in, out, next);
+}
+
+KB__CPU8_INLINE double kb_cpu_map_sum_f64v(double *restrict dst, const double *restrict x, size_t n,
+                                           double shift, kb_cpu_fnv64 in, kb_cpu_fnv64_2 out,
+                                           const void *next) {
+    return kb__cpu_map_sum_f64(dst, x, KB_FP64, n, shift, in, out, next);
+}
+
+KB__CPU8_INLINE float kb_cpu_map_sum_halfv(float *restrict dst, const uint16_t *restrict x,
+                                           kb_prec p, size_t n, float shift, kb_cpu_fnv in,
+                                           kb_cpu_fnv2 out, const void *next) {
+    return kb__cpu_map_sum_f32(dst, x, p, n, shift, in, out, next);
 }
 
 /* fp16 or bf16 (p) widened (exactly as kb_cpu_to_f32 widens it), computed

@@ -213,16 +213,21 @@ typedef kb_f64x4 kb_f64v;
 #define kb_gelu_halfv  KB__VW(kb_gelu_half)
 #define kb_swish_f32_v KB__VW(kb_swish_f32_)
 #define kb_swish_halfv KB__VW(kb_swish_half)
-/* the two-stage functions' stages (kb/cpu8.h's kb_cpu_mapv_half) */
-#define kb_gelu_half_ratiov      KB__VW(kb__gelu_half_ratio)
-#define kb_gelu_half_from_ratiov KB__VW(kb__gelu_half_from_ratio)
-#define kb_swish_half_denv       KB__VW(kb__swish_half_den)
-#define kb_swish_half_from_denv  KB__VW(kb__swish_half_from_den)
-#define kb_negv                  KB__VW(kb_neg)
+/* the two-stage functions' stages (kb/cpu8.h's kb_cpu_mapv_half, kb_cpu_map_sum_*) */
+#define kb_gelu_half_ratiov         KB__VW(kb__gelu_half_ratio)
+#define kb_gelu_half_from_ratiov    KB__VW(kb__gelu_half_from_ratio)
+#define kb_swish_half_denv          KB__VW(kb__swish_half_den)
+#define kb_swish_half_from_denv     KB__VW(kb__swish_half_from_den)
+#define kb_expf_nonpos_tv           KB__VW(kb__expf_nonpos_t)
+#define kb_expf_nonpos_from_tv      KB__VW(kb__expf_nonpos_from_t)
+#define kb_expf_half_nonpos_from_tv KB__VW(kb__expf_half_nonpos_from_t)
+#define kb_negv                     KB__VW(kb_neg)
 /* the double functions on kb_f64v, KB_VLANES64 lanes */
-#define KB__VW64(name) KB__CAT(name, KB_VWIDTH64)
-#define kb_expv        KB__VW64(kb_exp)
-#define kb_swish_f64_v KB__VW64(kb_swish_f64_)
+#define KB__VW64(name)        KB__CAT(name, KB_VWIDTH64)
+#define kb_expv               KB__VW64(kb_exp)
+#define kb_swish_f64_v        KB__VW64(kb_swish_f64_)
+#define kb_exp_nonpos_tv      KB__VW64(kb__exp_nonpos_t)
+#define kb_exp_nonpos_from_tv KB__VW64(kb__exp_nonpos_from_t)
 #endif
 
 #endif

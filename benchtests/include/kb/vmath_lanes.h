@@ -35,10 +35,12 @@ static inline KB__V KB__L(kb__expf_result)(KB__V x, KB__V p, KB__V t, KB__V n) {
     return KB__O(scale)(p, t, n, x);
 }
 
-/* kb_expf. */
-static inline KB__V KB__L(kb_expf)(KB__V x) {
-    x = KB__L(kb__expf_clamp)(x);
-    const KB__V t = KB__O(fma)(x, KB__O(set)(0x1.715476p+0f), KB__O(set)(KB__EXPF_SHIFT));
+/* kb_expf after its clamp: t (kb__expf_t), then e^x from x and t. */
+static inline KB__V KB__L(kb__expf_t)(KB__V x) {
+    return KB__O(fma)(x, KB__O(set)(0x1.715476p+0f), KB__O(set)(KB__EXPF_SHIFT));
+}
+
+static inline KB__V KB__L(kb__expf_from_t)(KB__V x, KB__V t) {
     const KB__V n = KB__O(sub)(t, KB__O(set)(KB__EXPF_SHIFT));
     KB__V r = KB__O(fma)(n, KB__O(set)(-0x1.62e4p-1f), x);
     r = KB__O(fma)(n, KB__O(set)(-0x1.7f7d1cp-20f), r);
@@ -51,10 +53,14 @@ static inline KB__V KB__L(kb_expf)(KB__V x) {
     return KB__L(kb__expf_result)(x, p, t, n);
 }
 
-/* kb_expf_half. */
-static inline KB__V KB__L(kb_expf_half)(KB__V x) {
+/* kb_expf. */
+static inline KB__V KB__L(kb_expf)(KB__V x) {
     x = KB__L(kb__expf_clamp)(x);
-    const KB__V t = KB__O(fma)(x, KB__O(set)(0x1.715476p+0f), KB__O(set)(KB__EXPF_SHIFT));
+    return KB__L(kb__expf_from_t)(x, KB__L(kb__expf_t)(x));
+}
+
+/* kb_expf_half after its clamp: e^x from x and t (kb__expf_t). */
+static inline KB__V KB__L(kb__expf_half_from_t)(KB__V x, KB__V t) {
     const KB__V n = KB__O(sub)(t, KB__O(set)(KB__EXPF_SHIFT));
     const KB__V r = KB__O(fma)(n, KB__O(set)(-0x1.62e430p-1f), x);
     KB__V p = KB__O(fma)(r, KB__O(set)(0x1.5224e6p-5f), KB__O(set)(0x1.571d1ep-3f));
@@ -62,6 +68,42 @@ static inline KB__V KB__L(kb_expf_half)(KB__V x) {
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
     p = KB__O(fma)(p, r, KB__O(set)(1.0f));
     return KB__L(kb__expf_result)(x, p, t, n);
+}
+
+/* kb_expf_half. */
+static inline KB__V KB__L(kb_expf_half)(KB__V x) {
+    x = KB__L(kb__expf_clamp)(x);
+    return KB__L(kb__expf_half_from_t)(x, KB__L(kb__expf_t)(x));
+}
+
+/* kb_expf and kb_expf_half in two stages for x <= 0 or NaN, as softmax's
+ * x - max: the lower clamp alone (max(lo, x) gives x for NaN, as the
+ * clamp does), since such x never reach the upper one, so kb_expf(x) and
+ * kb_expf_half(x) bit for bit. The first stage gives t, the second e^x
+ * from x and t: a loop can run the first a few vectors ahead (kb/cpu8.h's
+ * kb_cpu_map_sum_f32v and _halfv). */
+static inline KB__V KB__L(kb__expf_nonpos_clamp)(KB__V x) {
+    return KB__O(max)(KB__O(set)(-87.3f), x);
+}
+
+static inline KB__V KB__L(kb__expf_nonpos_t)(KB__V x) {
+    return KB__L(kb__expf_t)(KB__L(kb__expf_nonpos_clamp)(x));
+}
+
+static inline KB__V KB__L(kb__expf_nonpos_from_t)(KB__V x, KB__V t) {
+    return KB__L(kb__expf_from_t)(KB__L(kb__expf_nonpos_clamp)(x), t);
+}
+
+static inline KB__V KB__L(kb__expf_half_nonpos_from_t)(KB__V x, KB__V t) {
+    return KB__L(kb__expf_half_from_t)(KB__L(kb__expf_nonpos_clamp)(x), t);
+}
+
+static inline KB__V KB__L(kb__expf_nonpos)(KB__V x) {
+    return KB__L(kb__expf_nonpos_from_t)(x, KB__L(kb__expf_nonpos_t)(x));
+}
+
+static inline KB__V KB__L(kb__expf_half_nonpos)(KB__V x) {
+    return KB__L(kb__expf_half_nonpos_from_t)(x, KB__L(kb__expf_nonpos_t)(x));
 }
 
 /* kb__abs_clamp: min(|x|, c) on the patterns. */

@@ -20,14 +20,15 @@
 #define KB__L(name) KB__CAT(name, KB__W)
 #define KB__O(op)   KB__CAT(kb__vd##op, KB__W)
 
-/* kb_exp: the clamp as max(lo, min(hi, x)), which gives x for NaN as the
- * scalar select does; 2^n p, or x quieted where x is NaN, by kb/vmath8.h's
- * kb__vdscale<W>. */
-static inline KB__V KB__L(kb_exp)(KB__V x) {
-    const KB__V c = KB__O(max)(KB__O(set)(-708.39), KB__O(min)(KB__O(set)(709.78), x));
-    const KB__V shift = KB__O(set)(0x1.8p52);
-    const KB__V t = KB__O(fma)(c, KB__O(set)(0x1.71547652b82fep+0), shift);
-    const KB__V n = KB__O(sub)(t, shift);
+/* kb_exp after its clamp: t (n in its low bits), then e^c from c and t;
+ * 2^n p, or x quieted where x is NaN, by kb/vmath8.h's kb__vdscale<W> (c,
+ * the clamped x, is x for NaN). */
+static inline KB__V KB__L(kb__exp_t)(KB__V c) {
+    return KB__O(fma)(c, KB__O(set)(0x1.71547652b82fep+0), KB__O(set)(0x1.8p52));
+}
+
+static inline KB__V KB__L(kb__exp_from_t)(KB__V c, KB__V t) {
+    const KB__V n = KB__O(sub)(t, KB__O(set)(0x1.8p52));
     KB__V r = KB__O(fma)(n, KB__O(set)(-0x1.62e42fee00000p-1), c);
     r = KB__O(fma)(n, KB__O(set)(-0x1.a39ef35793c76p-33), r);
     KB__V q = KB__O(fma)(r, KB__O(set)(0x1.af389ecfc4b9cp-26), KB__O(set)(0x1.28917c89a43a7p-22));
@@ -41,7 +42,33 @@ static inline KB__V KB__L(kb_exp)(KB__V x) {
     q = KB__O(fma)(q, r, KB__O(set)(0x1.0000000000001p-1));
     KB__V p = KB__O(fma)(q, r, KB__O(set)(1.0));
     p = KB__O(fma)(p, r, KB__O(set)(1.0));
-    return KB__O(scale)(p, t, n, x);
+    return KB__O(scale)(p, t, n, c);
+}
+
+/* kb_exp: the clamp as max(lo, min(hi, x)), which gives x for NaN as the
+ * scalar select does. */
+static inline KB__V KB__L(kb_exp)(KB__V x) {
+    const KB__V c = KB__O(max)(KB__O(set)(-708.39), KB__O(min)(KB__O(set)(709.78), x));
+    return KB__L(kb__exp_from_t)(c, KB__L(kb__exp_t)(c));
+}
+
+/* kb_exp in two stages for x <= 0 or NaN (softmax's x - max), as
+ * kb/vmath_lanes.h's kb__expf_nonpos_t and _from_t: the lower clamp alone,
+ * so kb_exp(x) bit for bit for those x. */
+static inline KB__V KB__L(kb__exp_nonpos_clamp)(KB__V x) {
+    return KB__O(max)(KB__O(set)(-708.39), x);
+}
+
+static inline KB__V KB__L(kb__exp_nonpos_t)(KB__V x) {
+    return KB__L(kb__exp_t)(KB__L(kb__exp_nonpos_clamp)(x));
+}
+
+static inline KB__V KB__L(kb__exp_nonpos_from_t)(KB__V x, KB__V t) {
+    return KB__L(kb__exp_from_t)(KB__L(kb__exp_nonpos_clamp)(x), t);
+}
+
+static inline KB__V KB__L(kb__exp_nonpos)(KB__V x) {
+    return KB__L(kb__exp_nonpos_from_t)(x, KB__L(kb__exp_nonpos_t)(x));
 }
 
 /* kb_swish_f64: x / (1 + e^-x). */
