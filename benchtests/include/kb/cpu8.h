@@ -8,9 +8,9 @@
  * sixteen lanes) is loaded, widened in a register, computed (in two stages,
  * the first a few vectors ahead: kb__cpu_fused_halfv) and narrowed on its way
  * to memory,
- * and when the output is larger than the last cache it is written with
- * non-temporal stores, which do not read the lines first (a third stream of
- * memory traffic that the kernel's bytes do not count).
+ * and when the output does not fit in the last cache beside the input it
+ * is written with non-temporal stores, which do not read the lines first (a
+ * third stream of memory traffic that the kernel's bytes do not count).
  *
  * The function reaches the loop as a constant: every helper here is
  * inlined into the kernel's own path, so the function is inlined into the

@@ -76,8 +76,9 @@ typedef struct kb_args {
     size_t workspace_bytes;
     void *stream; /* GPU backends: the stream to launch on (timed there); NULL on the CPU */
     /* The capacity of the backend's largest cache (0: unknown): an output
-     * larger than it reaches memory whatever the kernel does, and may be
-     * written past the caches (kb_cpu_streams_rows, kb/cpu.h). */
+     * that does not fit in it beside the kernel's input reaches memory
+     * whatever the kernel does, and may be written past the caches
+     * (kb_cpu_streams, kb/cpu.h). */
     size_t last_cache_bytes;
 } kb_args;
 
