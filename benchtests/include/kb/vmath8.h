@@ -116,6 +116,27 @@ typedef __m256i kb__vint8;
     }
 
 KB__VPRIMITIVES(8, kb_f32x8, kb__vint8, _mm256, si256)
+/* An exp's two stages for x <= 0 or NaN, as softmax's x - max, at the
+ * includer's width (kb/vmath_lanes.h, kb/vmath_lanes64.h): the lower clamp
+ * alone (max(lo, x) gives x for NaN, as the clamp does), since such x never
+ * reach the upper one, so the exp's own results bit for bit for those x.
+ * kb__<E>_nonpos_t gives t (the rounding step's sum, kb__<E>_t), and
+ * kb__<E>_nonpos_from_t e^x from x and t: a loop can run the first a few
+ * vectors ahead (kb/cpu8.h's kb_cpu_map_sum_*). kb__<E>_nonpos is both. */
+#define KB__NONPOS_STAGES(E, LO)                                                                   \
+    static inline KB__V KB__L(kb__##E##_nonpos_clamp)(KB__V x) {                                   \
+        return KB__O(max)(KB__O(set)(LO), x);                                                      \
+    }                                                                                              \
+    static inline KB__V KB__L(kb__##E##_nonpos_t)(KB__V x) {                                       \
+        return KB__L(kb__##E##_t)(KB__L(kb__##E##_nonpos_clamp)(x));                               \
+    }                                                                                              \
+    static inline KB__V KB__L(kb__##E##_nonpos_from_t)(KB__V x, KB__V t) {                         \
+        return KB__L(kb__##E##_from_t)(KB__L(kb__##E##_nonpos_clamp)(x), t);                       \
+    }                                                                                              \
+    static inline KB__V KB__L(kb__##E##_nonpos)(KB__V x) {                                         \
+        return KB__L(kb__##E##_nonpos_from_t)(x, KB__L(kb__##E##_nonpos_t)(x));                    \
+    }
+
 /* The exps' last step (kb__expf_result, kb_exp): 2^n p, where t holds n in
  * its low bits (the rounding shift's), or x quieted (its quiet bit set)
  * where x is NaN. Without AVX-512, n is added to p's exponent field; with
@@ -188,6 +209,7 @@ static inline kb_f64x8 kb__vdscale8(kb_f64x8 p, kb_f64x8 t, kb_f64x8 n, kb_f64x8
 #undef KB__VARITH
 #undef KB__VPRIMITIVES
 #undef KB__VPRIMITIVES64
+#undef KB__NONPOS_STAGES
 
 /* The widest of them: what the kernels' loops use. */
 #if KB_VMATH16

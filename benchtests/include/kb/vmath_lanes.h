@@ -77,29 +77,13 @@ static inline KB__V KB__L(kb_expf_half)(KB__V x) {
 }
 
 /* kb_expf and kb_expf_half in two stages for x <= 0 or NaN, as softmax's
- * x - max: the lower clamp alone (max(lo, x) gives x for NaN, as the
- * clamp does), since such x never reach the upper one, so kb_expf(x) and
- * kb_expf_half(x) bit for bit. The first stage gives t, the second e^x
- * from x and t: a loop can run the first a few vectors ahead (kb/cpu8.h's
- * kb_cpu_map_sum_f32v and _halfv). */
-static inline KB__V KB__L(kb__expf_nonpos_clamp)(KB__V x) {
-    return KB__O(max)(KB__O(set)(-87.3f), x);
-}
+ * x - max (kb/vmath8.h's KB__NONPOS_STAGES): kb_expf(x) and kb_expf_half(x)
+ * bit for bit for those x. */
+KB__NONPOS_STAGES(expf, -87.3f)
 
-static inline KB__V KB__L(kb__expf_nonpos_t)(KB__V x) {
-    return KB__L(kb__expf_t)(KB__L(kb__expf_nonpos_clamp)(x));
-}
-
-static inline KB__V KB__L(kb__expf_nonpos_from_t)(KB__V x, KB__V t) {
-    return KB__L(kb__expf_from_t)(KB__L(kb__expf_nonpos_clamp)(x), t);
-}
-
+/* kb_expf_half's second stage for them, after kb__expf_nonpos_t. */
 static inline KB__V KB__L(kb__expf_half_nonpos_from_t)(KB__V x, KB__V t) {
     return KB__L(kb__expf_half_from_t)(KB__L(kb__expf_nonpos_clamp)(x), t);
-}
-
-static inline KB__V KB__L(kb__expf_nonpos)(KB__V x) {
-    return KB__L(kb__expf_nonpos_from_t)(x, KB__L(kb__expf_nonpos_t)(x));
 }
 
 static inline KB__V KB__L(kb__expf_half_nonpos)(KB__V x) {

@@ -52,24 +52,9 @@ static inline KB__V KB__L(kb_exp)(KB__V x) {
     return KB__L(kb__exp_from_t)(c, KB__L(kb__exp_t)(c));
 }
 
-/* kb_exp in two stages for x <= 0 or NaN (softmax's x - max), as
- * kb/vmath_lanes.h's kb__expf_nonpos_t and _from_t: the lower clamp alone,
- * so kb_exp(x) bit for bit for those x. */
-static inline KB__V KB__L(kb__exp_nonpos_clamp)(KB__V x) {
-    return KB__O(max)(KB__O(set)(-708.39), x);
-}
-
-static inline KB__V KB__L(kb__exp_nonpos_t)(KB__V x) {
-    return KB__L(kb__exp_t)(KB__L(kb__exp_nonpos_clamp)(x));
-}
-
-static inline KB__V KB__L(kb__exp_nonpos_from_t)(KB__V x, KB__V t) {
-    return KB__L(kb__exp_from_t)(KB__L(kb__exp_nonpos_clamp)(x), t);
-}
-
-static inline KB__V KB__L(kb__exp_nonpos)(KB__V x) {
-    return KB__L(kb__exp_nonpos_from_t)(x, KB__L(kb__exp_nonpos_t)(x));
-}
+/* kb_exp in two stages for x <= 0 or NaN (softmax's x - max; kb/vmath8.h's
+ * KB__NONPOS_STAGES): kb_exp(x) bit for bit for those x. */
+KB__NONPOS_STAGES(exp, -708.39)
 
 /* kb_swish_f64: x / (1 + e^-x). */
 static inline KB__V KB__L(kb_swish_f64_)(KB__V x) {
