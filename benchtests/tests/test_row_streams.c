@@ -1,5 +1,5 @@
 /* The row kernels' two ways out, bit for bit: layernorm's and softmax's CPU
- * paths write an output larger than the last cache past the caches (their
+ * paths write an output larger than half the last cache past the caches (their
  * last pass's non-temporal stores; kb_cpu_streams_rows), and through the
  * caches otherwise. The suite's cases stream only at DRAM size, where only
  * the accuracy bounds watch them; here a last cache of one byte makes small

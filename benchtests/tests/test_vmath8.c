@@ -271,21 +271,35 @@ static void test_maps(void) {
  * kb_cpu_sum_f32 / kb_cpu_max_half, bit for bit (the widened row and the
  * reduction), over every length up to three KB_CPU_LANES and at offsets up
  * to a vector. The maximum sees every kind of pattern, NaN and infinities
- * included (both forms order the same integers), and without NaNs it is
- * also kb_cpu_max_f32 of the widened row; the sums see finite values of
- * both signs. */
+ * included (both forms order the same integers), rows all negative and rows
+ * of zeros of both signs, and without NaNs it is also kb_cpu_max_f32 of
+ * the widened row; the sums see finite values of both signs. */
 static void check_first_passes(kb_prec p) {
     enum { N = 3 * KB_CPU_LANES + 1, PAD = 32 };
-    uint16_t h[N + PAD], fin[N + PAD];
+    uint16_t h[N + PAD], fin[N + PAD], neg[N + PAD], zero[N + PAD];
     float got[N], want[N];
     for (size_t i = 0; i < N + PAD; i++) {
         h[i] = (uint16_t)(i * 2654435761u >> 7);
-        fin[i] = h[i] & 0xbfff; /* the exponent's top bit clear: finite */
+        fin[i] = h[i] & 0xbfff;                   /* the exponent's top bit clear: finite */
+        neg[i] = (uint16_t)(h[i] | 0x8000);       /* all negative, NaNs of that sign too */
+        zero[i] = (uint16_t)(i % 5 ? 0x8000 : 0); /* -0, and +0 every fifth */
     }
     for (size_t off = 0; off < PAD; off++)
         for (size_t n = 1; n <= N; n++) {
             const float max = kb_cpu_max_halfv(h + off, p, n);
             ASSERT(kb_f32_to_bits(max) == kb_f32_to_bits(kb_cpu_max_half(h + off, p, n)));
+            ASSERT(kb_f32_to_bits(kb_cpu_max_halfv(neg + off, p, n)) ==
+                   kb_f32_to_bits(kb_cpu_max_half(neg + off, p, n)));
+            ASSERT(kb_f32_to_bits(kb_cpu_max_halfv(zero + off, p, n)) ==
+                   kb_f32_to_bits(kb_cpu_max_half(zero + off, p, n)));
+            for (const uint16_t *row = zero; row; row = row == zero ? neg : NULL) {
+                /* the finite negative rows and the zeros, against the floats */
+                uint16_t r[N];
+                for (size_t i = 0; i < n; i++) r[i] = row[off + i] & (row == neg ? 0xbfff : 0xffff);
+                kb_cpu_to_f32(want, r, p, 0, n);
+                ASSERT(kb_f32_to_bits(kb_cpu_max_halfv(r, p, n)) ==
+                       kb_f32_to_bits(kb_cpu_max_f32(want, n)));
+            }
             kb_cpu_to_f32(want, fin + off, p, 0, n);
             ASSERT(kb_f32_to_bits(kb_cpu_max_halfv(fin + off, p, n)) ==
                    kb_f32_to_bits(kb_cpu_max_f32(want, n)));

@@ -121,8 +121,9 @@ typedef struct layernorm_shape {
     size_t rows, n;
 } layernorm_shape;
 
-/* An output larger than the last cache goes to memory anyway: then each row
- * is written past the caches (layernorm_out_*), and the next row is asked
+/* An output that does not fit in the last cache beside the input goes to
+ * memory anyway (kb_cpu_streams_rows): then each row is written past the
+ * caches (layernorm_out_*), and the next row is asked
  * for during the first pass, so that its read is under way while this one
  * is computed (docs/kernels.md). */
 #define LAYERNORM_ROWS(T, SUFFIX)                                                                  \

@@ -19,20 +19,22 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
 }
 
 /* The middle pass of a row: y = e^(x - m), returning the sum of y, in
- * KB_CPU_LANES partial sums and then the tail. (The vector forms ask for
- * `next` as they go.) */
+ * KB_CPU_LANES partial sums and then the tail, asking for next[0 .. n) as
+ * it goes (kb__cpu_ask). */
 #define SOFTMAX_EXP(T, NAME, SUFFIX, EXP)                                                          \
     static T softmax_exp_##NAME(const T *restrict x, T *restrict y, size_t n, T m,                 \
                                 const void *next) {                                                \
-        (void)next;                                                                                \
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
         T acc[KB_CPU_LANES] = {0};                                                                 \
-        for (size_t i = 0; i < nv; i += KB_CPU_LANES)                                              \
+        for (size_t i = 0; i < nv; i += KB_CPU_LANES) {                                            \
+            kb__cpu_ask(next, i * sizeof(T), (i + KB_CPU_LANES) * sizeof(T));                      \
             for (size_t j = 0; j < KB_CPU_LANES; j++) {                                            \
                 T e = EXP(x[i + j] - m);                                                           \
                 y[i + j] = e;                                                                      \
                 acc[j] += e;                                                                       \
             }                                                                                      \
+        }                                                                                          \
+        kb__cpu_ask(next, nv * sizeof(T), n * sizeof(T));                                          \
         T sum = kb_cpu_lanes_sum_##SUFFIX(acc);                                                    \
         for (size_t i = nv; i < n; i++) {                                                          \
             y[i] = EXP(x[i] - m);                                                                  \

@@ -32,14 +32,14 @@
 #define KB_CPU_MAP_BLOCK 256
 
 /* Asks for the 64-byte lines of p[from .. to) into L2 when p is not NULL: a row
- * kernel's first pass over a row asks, line for line, for the next row
- * (kb_cpu_next_row), so that its read is under way while this row's
- * passes run in cache, spread over the pass rather than asked all at
- * once. (All at once, a row's worth of prefetches ahead of the pass, ran
- * layernorm's float rows at 25 GB/s on a Zen 5 where no prefetch gave 40
- * and the spread requests 45: the burst fills the queue of misses the
- * pass's own loads wait in. Into L2, not L1: on a Zen 3 a next row of
- * doubles in L1 evicted the current one and was slower.) */
+ * kernel's pass over a row asks, line for line, for a later row
+ * (kb_cpu_next_row; layernorm's first pass the next, softmax's exp pass
+ * the one after), so that its read is under way while this row's passes
+ * run in cache, spread over the pass rather than asked all at once. (All at once, a row's worth of
+ * prefetches ahead of the pass, ran layernorm's float rows at 25 GB/s on a Zen 5 where no prefetch
+ * gave 40 and the spread requests 45: the burst fills the queue of misses the pass's own loads wait
+ * in. Into L2, not L1: on a Zen 3 a next row of doubles in L1 evicted the current one and was
+ * slower.) */
 static inline void kb__cpu_ask(const void *p, size_t from, size_t to) {
     if (!p || from >= to) return;
     /* From the line that holds byte `from`: stepping from `from` itself
@@ -153,8 +153,9 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
 }
 
 /* Row r + 1 of `rows` rows of row_bytes each from base, NULL after the
- * last: what a float row kernel passes as `next` to the first pass over
- * row r (kb_cpu_sum_ahead_*, kb_cpu_max_ahead_*). */
+ * last: what a float row kernel passes as `next` to a pass over row r
+ * (kb_cpu_sum_ahead_*, kb_cpu_max_ahead_*), or over row r - 1 to ask two
+ * rows ahead (kb/cpu8.h's kb_cpu_map_sum_*). */
 static inline const void *kb_cpu_next_row(const void *base, size_t r, size_t rows,
                                           size_t row_bytes) {
     return r + 1 < rows ? (const char *)base + (r + 1) * row_bytes : NULL;

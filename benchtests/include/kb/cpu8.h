@@ -318,6 +318,11 @@ KB__CPU8_INLINE void kb_cpu_store_half_row(kb_prec p, uint16_t *y, size_t nv, kb
     for (; i < nv; i += L) kb_cpu_store_halfv(p, y + i, v(ctx, i), stream);
 }
 
+/* kb__cpu_ask for elements [from, to) of es bytes each. */
+KB__CPU8_INLINE void kb__cpu_ask_elems(const void *p, size_t es, size_t from, size_t to) {
+    kb__cpu_ask(p, from * es, to * es);
+}
+
 /* A row's middle pass: dst[i] = f(v) for v = x[i] - shift, f(v) =
  * out(v, in(v)) with `in` KB__CPU_AHEAD vectors ahead of `out` as in
  * kb__cpu_fused_halfv (a Zen 5 ran softmax's exp pass 16 % faster so in
@@ -353,7 +358,7 @@ KB__CPU8_INLINE void kb_cpu_store_half_row(kb_prec p, uint16_t *y, size_t nv, kb
                 t[k] = in(v[k]);                                                                   \
             }                                                                                      \
             for (; i + (G + D) * (L) <= nv; i += G * (L)) {                                        \
-                kb__cpu_ask(next, i *es, (i + G * (L)) * es);                                      \
+                kb__cpu_ask_elems(next, es, i, i + G * (L));                                       \
                 _Pragma("GCC unroll 8") for (size_t k = 0; k < G; k++) {                           \
                     const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + (D + k) * (L)), s), u = in(w);     \
                     o[k] = out(v[k % D], t[k % D]);                                                \
@@ -364,6 +369,7 @@ KB__CPU8_INLINE void kb_cpu_store_half_row(kb_prec p, uint16_t *y, size_t nv, kb
                 }                                                                                  \
             }                                                                                      \
             /* nv - i is at least D vectors and a multiple of K: at least G. */                    \
+            kb__cpu_ask_elems(next, es, i, i + G * (L));                                           \
             _Pragma("GCC unroll 8") for (size_t k = 0; k < G; k++) {                               \
                 const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + k * (L)), s);                          \
                 o[k] = k < D ? out(v[k % D], t[k % D]) : out(w, in(w));                            \
@@ -372,7 +378,7 @@ KB__CPU8_INLINE void kb_cpu_store_half_row(kb_prec p, uint16_t *y, size_t nv, kb
             }                                                                                      \
             i += G * (L);                                                                          \
         }                                                                                          \
-        kb__cpu_ask(next, i *es, n *es);                                                           \
+        kb__cpu_ask_elems(next, es, i, n);                                                         \
         for (; i < nv; i += K * (L)) {                                                             \
             _Pragma("GCC unroll 8") for (size_t k = 0; k < K; k++) {                               \
                 const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + k * (L)), s);                          \
