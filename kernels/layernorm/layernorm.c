@@ -123,9 +123,9 @@ typedef struct layernorm_shape {
 
 /* An output that does not fit in the last cache beside the input goes to
  * memory anyway (kb_cpu_streams_rows): then each row is written past the
- * caches (layernorm_out_*), and the next row is asked
- * for during the first pass, so that its read is under way while this one
- * is computed (docs/kernels.md). */
+ * caches (layernorm_out_*), and the next row is asked for during the first
+ * pass, so that its read is under way while this one is computed
+ * (docs/kernels.md). */
 #define LAYERNORM_ROWS(T, SUFFIX)                                                                  \
     static int layernorm_rows_##SUFFIX(const kb_args *a, const void *params) {                     \
         const size_t rows = ((const layernorm_shape *)params)->rows;                               \

@@ -347,7 +347,7 @@ KB__CPU8_INLINE void kb__cpu_ask_elems(const void *p, size_t es, size_t from, si
         const size_t es = p == KB_FP64 ? 8 : p == KB_FP32 ? 4 : 2; /* x's element size */          \
         const V s = KB_MMV(set1_##PX)(shift);                                                      \
         const size_t nv = n - n % KB_CPU_LANES;                                                    \
-        V acc[K], v[D], t[D], o[G];                                                                \
+        V acc[K], v[D], t[D];                                                                      \
         _Pragma("GCC unroll 8") for (size_t k = 0; k < K; k++) {                                   \
             acc[k] = KB_MMV(setzero_##PX)();                                                       \
         }                                                                                          \
@@ -361,30 +361,34 @@ KB__CPU8_INLINE void kb__cpu_ask_elems(const void *p, size_t es, size_t from, si
                 kb__cpu_ask_elems(next, es, i, i + G * (L));                                       \
                 _Pragma("GCC unroll 8") for (size_t k = 0; k < G; k++) {                           \
                     const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + (D + k) * (L)), s), u = in(w);     \
-                    o[k] = out(v[k % D], t[k % D]);                                                \
+                    const V o = out(v[k % D], t[k % D]);                                           \
                     v[k % D] = w;                                                                  \
                     t[k % D] = u;                                                                  \
-                    KB_MMV(storeu_##PX)(dst + i + k * (L), o[k]);                                  \
-                    acc[k % K] = KB_MMV(add_##PX)(acc[k % K], o[k]);                               \
+                    KB_MMV(storeu_##PX)(dst + i + k * (L), o);                                     \
+                    acc[k % K] = KB_MMV(add_##PX)(acc[k % K], o);                                  \
                 }                                                                                  \
             }                                                                                      \
             /* nv - i is at least D vectors and a multiple of K: at least G. */                    \
             kb__cpu_ask_elems(next, es, i, i + G * (L));                                           \
             _Pragma("GCC unroll 8") for (size_t k = 0; k < G; k++) {                               \
-                const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + k * (L)), s);                          \
-                o[k] = k < D ? out(v[k % D], t[k % D]) : out(w, in(w));                            \
-                KB_MMV(storeu_##PX)(dst + i + k * (L), o[k]);                                      \
-                acc[k % K] = KB_MMV(add_##PX)(acc[k % K], o[k]);                                   \
+                V o;                                                                               \
+                if (k < D) {                                                                       \
+                    o = out(v[k], t[k]);                                                           \
+                } else {                                                                           \
+                    const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + k * (L)), s);                      \
+                    o = out(w, in(w));                                                             \
+                }                                                                                  \
+                KB_MMV(storeu_##PX)(dst + i + k * (L), o);                                         \
+                acc[k % K] = KB_MMV(add_##PX)(acc[k % K], o);                                      \
             }                                                                                      \
             i += G * (L);                                                                          \
         }                                                                                          \
         kb__cpu_ask_elems(next, es, i, n);                                                         \
         for (; i < nv; i += K * (L)) {                                                             \
             _Pragma("GCC unroll 8") for (size_t k = 0; k < K; k++) {                               \
-                const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + k * (L)), s);                          \
-                o[k] = out(w, in(w));                                                              \
-                KB_MMV(storeu_##PX)(dst + i + k * (L), o[k]);                                      \
-                acc[k] = KB_MMV(add_##PX)(acc[k], o[k]);                                           \
+                const V w = KB_MMV(sub_##PX)(LOAD(p, x, i + k * (L)), s), o = out(w, in(w));       \
+                KB_MMV(storeu_##PX)(dst + i + k * (L), o);                                         \
+                acc[k] = KB_MMV(add_##PX)(acc[k], o);                                              \
             }                                                                                      \
         }                                                                                          \
         T lanes[KB_CPU_LANES];                                                                     \
