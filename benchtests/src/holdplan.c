@@ -3,50 +3,71 @@
 
 #include <stdio.h>
 
-/* The slot of `key`, taken on first use; NULL when the table is full (such
+/* The slot of `key`, taken on first use; -1 when the table is full (such
  * a key is timed unheld). */
-static int *timeouts_of(kb_hold_table *t, const void *key) {
+static int slot_of(kb_hold_table *t, const void *key) {
     for (int i = 0; i < KB_HOLD_KEYS; ++i) {
-        if (t->key[i] == key) return &t->timeouts[i];
+        if (t->key[i] == key) return i;
         if (!t->key[i]) {
             t->key[i] = key;
-            return &t->timeouts[i];
+            return i;
         }
     }
-    return NULL;
+    return -1;
 }
 
-int kb_hold_holds(const kb_hold_table *t, const void *key) {
+/* The most calls behind one hold for slot i; 0 once it gave up holding. */
+static int slot_calls(const kb_hold_table *t, int i) {
+    return t->timeouts[i] < KB_HOLD_GIVE_UP ? KB_HOLD_CALLS >> t->halvings[i] : 0;
+}
+
+int kb_hold_part_calls(const kb_hold_table *t, const void *key) {
     if (!t->usable) return 0;
     int i = 0;
     for (; i < KB_HOLD_KEYS && t->key[i]; ++i)
-        if (t->key[i] == key) return t->timeouts[i] < KB_HOLD_GIVE_UP;
-    return i < KB_HOLD_KEYS; /* not seen yet: held if a slot is free */
+        if (t->key[i] == key) return slot_calls(t, i);
+    return i < KB_HOLD_KEYS ? KB_HOLD_CALLS : 0; /* not seen yet: held if a slot is free */
 }
 
-/* Counts a held part's outcome; says so when it makes `key` unheld. */
-static void note_part(int *timeouts, int ran_out) {
-    *timeouts = ran_out ? *timeouts + 1 : 0;
-    if (*timeouts == KB_HOLD_GIVE_UP)
+int kb_hold_holds(const kb_hold_table *t, const void *key) {
+    return kb_hold_part_calls(t, key) > 0;
+}
+
+/* Counts a held part's outcome for slot i. KB_HOLD_GIVE_UP run-outs in a
+ * row halve its parts, and give up the hold at parts of one call; each
+ * step is said on stderr. */
+static void note_part(kb_hold_table *t, int i, int ran_out) {
+    t->timeouts[i] = ran_out ? t->timeouts[i] + 1 : 0;
+    if (t->timeouts[i] < KB_HOLD_GIVE_UP) return;
+    const int calls = KB_HOLD_CALLS >> t->halvings[i];
+    if (calls > 1) {
+        ++t->halvings[i];
+        t->timeouts[i] = 0;
         fprintf(stderr,
-                "note: %d stream holds in a row ran out before their calls were queued: "
-                "these calls wait for the device; timed unheld from now on\n",
-                KB_HOLD_GIVE_UP);
+                "note: %d stream holds in a row ran out with up to %d calls queued behind "
+                "each: %d from now on\n",
+                KB_HOLD_GIVE_UP, calls, calls / 2);
+        return;
+    }
+    fprintf(stderr,
+            "note: %d stream holds in a row ran out before one call was queued: these calls "
+            "wait for the device; timed unheld from now on\n",
+            KB_HOLD_GIVE_UP);
 }
 
 int kb_hold_time(kb_hold_table *t, const void *key, int reps, kb_hold_part_fn part, void *ctx,
                  double *ms) {
     *ms = 0.0;
     if (reps < 1) return -1; /* nothing to time is the caller's error */
-    int *timeouts = t->usable ? timeouts_of(t, key) : NULL;
+    const int slot = t->usable ? slot_of(t, key) : -1;
     int disturbed = 0;
     for (int done = 0; done < reps;) {
-        const int held = timeouts && *timeouts < KB_HOLD_GIVE_UP;
-        const int calls = held && reps - done > KB_HOLD_CALLS ? KB_HOLD_CALLS : reps - done;
+        const int most = slot < 0 ? 0 : slot_calls(t, slot), held = most > 0;
+        const int calls = held && reps - done > most ? most : reps - done;
         double part_ms = 0.0;
         const int rc = part(ctx, calls, held, &part_ms);
         if (rc < 0) return -1;
-        if (held) note_part(timeouts, rc == 1);
+        if (held) note_part(t, slot, rc == 1);
         disturbed |= rc == 1;
         *ms += part_ms;
         done += calls;

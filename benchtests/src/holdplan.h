@@ -1,7 +1,9 @@
 /* How the GPU backend times a sample's calls in held parts (gpu_hold.h):
  * at most KB_HOLD_CALLS calls wait behind one hold, the parts' times are
- * summed, and an implementation whose holds run out KB_HOLD_GIVE_UP times
- * in a row (its calls wait for the device) is timed unheld from then on.
+ * summed. When an implementation's holds run out KB_HOLD_GIVE_UP times in
+ * a row, its parts are halved (a call that launches many kernels can fill
+ * the launch queue behind the hold); once parts of one call run out so,
+ * its calls wait for the device and it is timed unheld from then on.
  * Plain C with the device work behind a callback, so that the CPU tests
  * check the same loop the GPU backend runs (holdplan.c). */
 #ifndef KB_HOLDPLAN_H
@@ -19,6 +21,7 @@ typedef int (*kb_hold_part_fn)(void *ctx, int calls, int held, double *ms);
 typedef struct kb_hold_table {
     const void *key[KB_HOLD_KEYS];
     int timeouts[KB_HOLD_KEYS]; /* holds in a row that ran out */
+    int halvings[KB_HOLD_KEYS]; /* parts of KB_HOLD_CALLS >> halvings calls */
     int usable;                 /* 0: the backend has no hold; every part unheld */
 } kb_hold_table;
 
@@ -31,5 +34,9 @@ int kb_hold_time(kb_hold_table *t, const void *key, int reps, kb_hold_part_fn pa
 
 /* Whether `key` is still timed held (for tests and reports). */
 int kb_hold_holds(const kb_hold_table *t, const void *key);
+
+/* The most calls of `key` queued behind one hold (KB_HOLD_CALLS for a key
+ * not seen yet; 0 when `key` is timed unheld). */
+int kb_hold_part_calls(const kb_hold_table *t, const void *key);
 
 #endif

@@ -53,28 +53,71 @@ static void test_parts_cover_every_call(void) {
     }
 }
 
-/* A run-out part makes the sample disturbed; KB_HOLD_GIVE_UP in a row make
- * the key unheld, in one piece, from the next part on; another key keeps
+/* A run-out part makes the sample disturbed; KB_HOLD_GIVE_UP in a row
+ * halve the key's parts, down to one call, and KB_HOLD_GIVE_UP more there
+ * make it unheld, in one piece, from the next part on; another key keeps
  * its hold. */
 static void test_gives_up_after_runs_out_in_a_row(void) {
     kb_hold_table t = {.usable = 1};
     fake f = quiet();
-    f.run_out_until = KB_HOLD_GIVE_UP;
+    f.run_out_until = 64;
     double ms = 0.0;
-    const int reps = (KB_HOLD_GIVE_UP + 2) * KB_HOLD_CALLS;
+    int sizes = 0, held_calls = 0;
+    for (int c = KB_HOLD_CALLS; c >= 1; c /= 2) ++sizes, held_calls += KB_HOLD_GIVE_UP * c;
+    const int reps = held_calls + 100;
     ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, reps, fake_part, &f, &ms), 1);
-    ASSERT_INT_EQ(f.parts, KB_HOLD_GIVE_UP + 1);
-    for (int i = 0; i < KB_HOLD_GIVE_UP; ++i) ASSERT_INT_EQ(f.held[i], 1);
-    ASSERT_INT_EQ(f.held[KB_HOLD_GIVE_UP], 0);
-    ASSERT_INT_EQ(f.calls[KB_HOLD_GIVE_UP], 2 * KB_HOLD_CALLS);
+    ASSERT_INT_EQ(f.parts, sizes * KB_HOLD_GIVE_UP + 1);
+    for (int i = 0; i < sizes * KB_HOLD_GIVE_UP; ++i) {
+        ASSERT_INT_EQ(f.held[i], 1);
+        ASSERT_INT_EQ(f.calls[i], KB_HOLD_CALLS >> (i / KB_HOLD_GIVE_UP));
+    }
+    ASSERT_INT_EQ(f.held[sizes * KB_HOLD_GIVE_UP], 0);
+    ASSERT_INT_EQ(f.calls[sizes * KB_HOLD_GIVE_UP], 100);
     ASSERT_NEAR(ms, 0.5 * reps, 1e-12);
     ASSERT_INT_EQ(kb_hold_holds(&t, &impl_a), 0);
+    ASSERT_INT_EQ(kb_hold_part_calls(&t, &impl_a), 0);
     ASSERT_INT_EQ(kb_hold_holds(&t, &impl_b), 1);
     /* Later samples of the same key: unheld, never disturbed. */
     fake g = quiet();
     ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, 10, fake_part, &g, &ms), 0);
     ASSERT_INT_EQ(g.parts, 1);
     ASSERT_INT_EQ(g.held[0], 0);
+}
+
+/* A fake whose hold runs out when more than `queue` calls wait behind it
+ * (each call launches many kernels and the launch queue is full). */
+typedef struct {
+    fake f;
+    int queue;
+} queued;
+
+static int queued_part(void *p, int calls, int held, double *ms) {
+    queued *q = p;
+    const int rc = fake_part(&q->f, calls, held, ms);
+    return rc < 0 ? rc : held && calls > q->queue;
+}
+
+/* Parts shrink until they fit the queue and the key stays held: 64 and 32
+ * calls run out (KB_HOLD_GIVE_UP times each), 16 fit; later samples start
+ * at 16 and are never disturbed. */
+static void test_parts_shrink_to_the_queue(void) {
+    kb_hold_table t = {.usable = 1};
+    queued q = {quiet(), 20};
+    double ms = 0.0;
+    const int reps = 2 * KB_HOLD_GIVE_UP * 64 + 100;
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, reps, queued_part, &q, &ms), 1);
+    for (int i = 0; i < q.f.parts; ++i) {
+        ASSERT_INT_EQ(q.f.held[i], 1);
+        const int want = i < KB_HOLD_GIVE_UP ? 64 : i < 2 * KB_HOLD_GIVE_UP ? 32 : 16;
+        if (i + 1 < q.f.parts) ASSERT_INT_EQ(q.f.calls[i], want);
+    }
+    ASSERT_NEAR(ms, 0.5 * reps, 1e-12);
+    ASSERT_INT_EQ(kb_hold_part_calls(&t, &impl_a), 16);
+    queued r = {quiet(), 20};
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, 100, queued_part, &r, &ms), 0);
+    ASSERT_INT_EQ(r.f.parts, 7);
+    ASSERT_INT_EQ(r.f.calls[6], 4);
+    ASSERT_INT_EQ(kb_hold_part_calls(&t, &impl_b), KB_HOLD_CALLS);
 }
 
 /* Runs out that are not in a row (a slow host once in a while) keep the
@@ -90,6 +133,7 @@ static void test_isolated_runs_out_keep_the_hold(void) {
         ASSERT_INT_EQ(f.held[3], 1);
     }
     ASSERT_INT_EQ(kb_hold_holds(&t, &impl_a), 1);
+    ASSERT_INT_EQ(kb_hold_part_calls(&t, &impl_a), KB_HOLD_CALLS); /* never halved */
 }
 
 /* No hold (its flags could not be allocated): one unheld part a sample. */
@@ -143,6 +187,7 @@ static void test_table_full(void) {
 int main(void) {
     RUN_TEST(test_parts_cover_every_call);
     RUN_TEST(test_gives_up_after_runs_out_in_a_row);
+    RUN_TEST(test_parts_shrink_to_the_queue);
     RUN_TEST(test_isolated_runs_out_keep_the_hold);
     RUN_TEST(test_unusable_hold_times_unheld);
     RUN_TEST(test_failure_stops);
