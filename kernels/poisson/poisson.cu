@@ -9,10 +9,17 @@
  * squared residual: each block writes its partial (a block reduction) to
  * the workspace, and a one-block kernel adds the partials in a fixed order
  * (deterministic), keeps ||f||^2 from sweep 0, and writes the relative
- * residual to the workspace and the stats output. At a check the host copies
- * the relative residual back and synchronises the stream: one round trip
- * (some microseconds) every POISSON_CHECK_EVERY sweeps, comparable to a
- * sweep of a 64^3 grid. fp16/bf16: the field iterates in float in the
+ * residual to the workspace and the stats output.
+ *
+ * The stopping rule is applied on the device, so a call never waits for
+ * it: the host queues every sweep up to max_iters at once; at a check that
+ * stops (below tol, or the last allowed sweep) the residual kernel writes
+ * the sweep count to the workspace, and every later sweep and residual
+ * kernel of the call returns at once on reading it. A last kernel copies
+ * the field from the buffer that count says holds it. The call is thus one
+ * stretch of device work that a stream hold can time (docs/gpu.md); a
+ * converged solve leaves its remaining sweeps as empty launches, some
+ * microseconds each. fp16/bf16: the field iterates in float in the
  * workspace and is rounded to p once at the end; f is widened on load. */
 #include "kb/gpu.h"
 
@@ -29,7 +36,8 @@
 template <typename F, typename S, bool RES>
 __global__ void KB_LAUNCH_BOUNDS_MIN(POISSON_TILE_X *POISSON_TILE_Y, POISSON_SWEEP_BLOCKS)
     poisson_sweep(const F *__restrict__ p, F *__restrict__ q, const S *__restrict__ f, int nx,
-                  int ny, int nz, double *__restrict__ partial) {
+                  int ny, int nz, double *__restrict__ partial, const double *__restrict__ stop) {
+    if (*stop != 0.0) return; /* the solve stopped at an earlier check: every thread leaves */
     const int x = 1 + (int)blockIdx.x * POISSON_TILE_X + (int)threadIdx.x % POISSON_TILE_X;
     const int y = 1 + (int)blockIdx.y * POISSON_TILE_Y + (int)threadIdx.x / POISSON_TILE_X;
     const int z0 = 1 + (int)blockIdx.z * POISSON_TILE_Z;
@@ -60,14 +68,18 @@ __global__ void KB_LAUNCH_BOUNDS_MIN(POISSON_TILE_X *POISSON_TILE_Y, POISSON_SWE
     }
 }
 
-/* Adds the partials of a residual sweep (one block); state = {||f||^2, rel}. */
+/* Adds the partials of a residual sweep (one block); state = {||f||^2, rel,
+ * stop}. At a check (tol >= 0) that stops the solve, below tol or at the
+ * last allowed sweep, stop gets the sweep count; nothing runs once it is
+ * set. */
 #define POISSON_THREADS 256 /* the residual and store kernels' blocks */
 
 template <typename S>
 __global__ void KB_LAUNCH_BOUNDS(POISSON_THREADS)
     poisson_residual(const double *__restrict__ partial, int count, double *__restrict__ state,
-                     S *__restrict__ stats, int first, double iters) {
+                     S *__restrict__ stats, int first, double iters, double tol, int last) {
     typedef typename kb_acc<S>::type T;
+    if (state[2] != 0.0) return;
     __shared__ double scratch[32];
     double acc = 0.0;
     for (int i = (int)threadIdx.x; i < count; i += (int)blockDim.x) acc += partial[i];
@@ -78,13 +90,18 @@ __global__ void KB_LAUNCH_BOUNDS(POISSON_THREADS)
         state[1] = rel;
         stats[0] = kb_store<S>::from(T(rel));
         stats[1] = kb_store<S>::from(T(iters));
+        if (last || rel < tol) state[2] = iters;
     }
 }
 
-/* fp16/bf16: the float field rounded to its storage format. */
-template <typename S>
+/* p from the buffer that holds the field after state[2] sweeps (buf[k %
+ * 2]), rounded to its storage format (fp16/bf16); nothing to do when that
+ * buffer is p itself (fp64/fp32). */
+template <typename S, typename F>
 __global__ void KB_LAUNCH_BOUNDS(POISSON_THREADS)
-    poisson_store(const float *__restrict__ x, S *y, size_t n) {
+    poisson_finish(const F *b0, const F *b1, S *y, const double *__restrict__ state, size_t n) {
+    const F *x = (long long)state[2] % 2 ? b1 : b0;
+    if ((const void *)x == (const void *)y) return;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
         y[i] = kb_store<S>::from(x[i]);
@@ -96,11 +113,10 @@ static int poisson_ok(kb_gpu(Error_t) e, const char *what) {
     return 1;
 }
 
-/* The sweeps, from buf[0] = buf[1] = 0; *iters gets the sweeps done, the
- * result being in buf[*iters % 2]. */
+/* The sweeps, from buf[0] = buf[1] = 0, up to the stopping rule, then p
+ * from the buffer that holds the result; nothing waits for the device. */
 template <typename F, typename S>
-static int poisson_iterate(const kb_args *a, const poisson_dims &d, F *const buf[2],
-                           int64_t *iters) {
+static int poisson_solve(const kb_args *a, const poisson_dims &d, F *const buf[2]) {
     const kb_gpu_stream st = kb_gpu_stream_of(a);
     const size_t tiles = poisson_tiles(&d);
     double *partial = (double *)((char *)a->workspace + poisson_field_bytes(d.n));
@@ -112,32 +128,29 @@ static int poisson_iterate(const kb_args *a, const poisson_dims &d, F *const buf
     const int nx = (int)d.nx, ny = (int)d.ny, nz = (int)d.nz;
     const S *f = (const S *)a->in[0];
     if (poisson_ok(kb_gpu(MemsetAsync)(buf[0], 0, d.n * sizeof(F), st), "memset") ||
-        poisson_ok(kb_gpu(MemsetAsync)(buf[1], 0, d.n * sizeof(F), st), "memset"))
+        poisson_ok(kb_gpu(MemsetAsync)(buf[1], 0, d.n * sizeof(F), st), "memset") ||
+        poisson_ok(kb_gpu(MemsetAsync)(state + 2, 0, sizeof(double), st), "memset"))
         return 1;
-    for (*iters = 0; *iters < d.max_iters;) {
-        const int check = poisson_is_check(*iters + 1, d.max_iters), res = *iters == 0 || check;
-        const F *src = buf[*iters % 2];
-        F *dst = buf[(*iters + 1) % 2];
+    for (int64_t iters = 0; iters < d.max_iters;) {
+        const int check = poisson_is_check(iters + 1, d.max_iters), res = iters == 0 || check;
+        const F *src = buf[iters % 2];
+        F *dst = buf[(iters + 1) % 2];
         int rc = kb_gpu_launch("poisson_sweep",
                                res ? poisson_sweep<F, S, true> : poisson_sweep<F, S, false>, grid,
-                               threads, 0, st, src, dst, f, nx, ny, nz, partial);
+                               threads, 0, st, src, dst, f, nx, ny, nz, partial, state + 2);
         if (rc != 0) return rc;
-        ++*iters;
+        ++iters;
         if (!res) continue;
         rc = kb_gpu_launch("poisson_residual", poisson_residual<S>, kb_dims(1),
                            kb_dims(POISSON_THREADS), 0, st, partial, (int)tiles, state,
-                           (S *)a->out[1], *iters == 1, (double)*iters);
+                           (S *)a->out[1], iters == 1, (double)iters, check ? d.tol : -1.0,
+                           iters == d.max_iters);
         if (rc != 0) return rc;
-        if (!check) continue;
-        double rel = 0.0;
-        if (poisson_ok(
-                kb_gpu(MemcpyAsync)(&rel, state + 1, sizeof rel, kb_gpu(MemcpyDeviceToHost), st),
-                "residual copy") ||
-            poisson_ok(kb_gpu(StreamSynchronize)(st), "stream synchronize"))
-            return 1;
-        if (rel < d.tol) break;
     }
-    return 0;
+    return kb_gpu_launch("poisson_finish", poisson_finish<S, F>,
+                         kb_dims(kb_gpu_grid(d.n, POISSON_THREADS)), kb_dims(POISSON_THREADS), 0,
+                         st, (const F *)buf[0], (const F *)buf[1], (S *)a->out[0],
+                         (const double *)state, d.n);
 }
 
 static int poisson_gpu(const kb_args *a) {
@@ -150,30 +163,18 @@ static int poisson_gpu(const kb_args *a) {
     return kb_gpu_dispatch(a->prec, [&](auto t) {
         typedef typename decltype(t)::type S;
         typedef typename kb_acc<S>::type F;
-        int64_t iters = 0;
         if constexpr (std::is_same<S, F>::value) {
             /* fp64/fp32: ping-pong between p and the workspace, max_iters
-             * sweeps ending in p. */
+             * sweeps ending in p (a solve that stops early may end in the
+             * workspace, and is copied). */
             F *out = (F *)a->out[0], *ws = (F *)a->workspace;
             F *const buf[2] = {d.max_iters % 2 ? ws : out, d.max_iters % 2 ? out : ws};
-            const int rc = poisson_iterate<F, S>(a, d, buf, &iters);
-            if (rc != 0) return rc;
-            if (buf[iters % 2] != out)
-                return poisson_ok(kb_gpu(MemcpyAsync)(out, buf[iters % 2], d.n * sizeof(F),
-                                                      kb_gpu(MemcpyDeviceToDevice),
-                                                      kb_gpu_stream_of(a)),
-                                  "field copy");
+            return poisson_solve<F, S>(a, d, buf);
         } else {
             float *ws = (float *)a->workspace;
             float *const buf[2] = {ws, ws + d.n};
-            const int rc = poisson_iterate<F, S>(a, d, buf, &iters);
-            if (rc != 0) return rc;
-            return kb_gpu_launch("poisson_store", poisson_store<S>,
-                                 kb_dims(kb_gpu_grid(d.n, POISSON_THREADS)),
-                                 kb_dims(POISSON_THREADS), 0, kb_gpu_stream_of(a),
-                                 (const float *)buf[iters % 2], (S *)a->out[0], d.n);
+            return poisson_solve<F, S>(a, d, buf);
         }
-        return 0;
     });
 }
 

@@ -57,13 +57,13 @@ static inline size_t poisson_tiles(const poisson_dims *d) {
 /* Workspace: the field region first, 12 bytes per cell (CPU fp16/bf16: f
  * and two field buffers in float; fp64: the second field buffer, 8; GPU
  * fp16/bf16: two float field buffers, 8), then, for the GPU, one double
- * residual partial per block and the state {||f||^2, rel}. */
+ * residual partial per block and the state {||f||^2, rel, stop}. */
 static inline size_t poisson_field_bytes(size_t n) {
     return poisson_ceil_div(12 * n, 64) * 64;
 }
 
 static inline size_t poisson_workspace_bytes(const poisson_dims *d) {
-    return poisson_field_bytes(d->n) + (poisson_tiles(d) + 2) * sizeof(double);
+    return poisson_field_bytes(d->n) + (poisson_tiles(d) + 3) * sizeof(double);
 }
 
 #endif
