@@ -55,13 +55,15 @@ struct roof_resources {
 /* ---- multiply-add throughput ---- */
 
 /* The register type of a precision: its multiply-add, lanes per
- * instruction, conversion from float and addition. */
+ * instruction, conversion from float (make: every lane; pair: the first
+ * lane lo and the second hi, one value for one lane) and addition. */
 template <typename V> struct roof_ops;
 template <> struct roof_ops<double> {
     static constexpr int lanes = 1;
     static constexpr const char *insn = "fp64 fma";
     __device__ static double fma_(double x, double a, double b) { return fma(x, a, b); }
     __device__ static double make(float f) { return f; }
+    __device__ static double pair(float lo, float) { return lo; }
     __device__ static double add(double x, double y) { return x + y; }
 };
 template <> struct roof_ops<float> {
@@ -69,6 +71,7 @@ template <> struct roof_ops<float> {
     static constexpr const char *insn = "fp32 fmaf";
     __device__ static float fma_(float x, float a, float b) { return fmaf(x, a, b); }
     __device__ static float make(float f) { return f; }
+    __device__ static float pair(float lo, float) { return lo; }
     __device__ static float add(float x, float y) { return x + y; }
 };
 template <> struct roof_ops<__half2> {
@@ -76,6 +79,7 @@ template <> struct roof_ops<__half2> {
     static constexpr const char *insn = "fp16 __hfma2 on half2";
     __device__ static __half2 fma_(__half2 x, __half2 a, __half2 b) { return __hfma2(x, a, b); }
     __device__ static __half2 make(float f) { return __float2half2_rn(f); }
+    __device__ static __half2 pair(float lo, float hi) { return __floats2half2_rn(lo, hi); }
     __device__ static __half2 add(__half2 x, __half2 y) { return __hadd2(x, y); }
 };
 #if !defined(KB_GPU_HIP)
@@ -86,6 +90,9 @@ template <> struct roof_ops<__nv_bfloat162> {
         return __hfma2(x, a, b);
     }
     __device__ static __nv_bfloat162 make(float f) { return __float2bfloat162_rn(f); }
+    __device__ static __nv_bfloat162 pair(float lo, float hi) {
+        return __floats2bfloat162_rn(lo, hi);
+    }
     __device__ static __nv_bfloat162 add(__nv_bfloat162 x, __nv_bfloat162 y) {
         return __hadd2(x, y);
     }
@@ -95,12 +102,17 @@ template <> struct roof_ops<__nv_bfloat162> {
 /* KB_PEAK_CHAINS chains of acc = acc * a + b per thread. a and b are
  * arguments and each thread's sum is stored, so the compiler can neither
  * fold the chains nor drop them; with a = 0.999, b = 0.001 every chain
- * converges on 1, never overflowing nor going subnormal. */
+ * converges on 1, never overflowing nor going subnormal. The packed forms'
+ * second lane takes a - 0.001 and b + 0.001 (converging on 1 too): with
+ * the same value in both lanes of a and of b, nvcc keeps a and b in the
+ * halves of one register and selects a half per operand, and the H100
+ * then issues HFMA2 at half its rate (66.9 against 130 TFLOP/s, measured
+ * 2026-11-27; docs/gpu.md, "GPU roofs"). */
 template <typename V>
 __global__ void KB_LAUNCH_BOUNDS(KB_PEAK_THREADS)
     kb__peak_fma(V *__restrict__ out, long long iters, float a_, float b_) {
     typedef roof_ops<V> ops;
-    const V a = ops::make(a_), b = ops::make(b_);
+    const V a = ops::pair(a_, a_ - 0.001f), b = ops::pair(b_, b_ + 0.001f);
     V acc[KB_PEAK_CHAINS];
 #pragma unroll
     for (int j = 0; j < KB_PEAK_CHAINS; ++j) acc[j] = ops::make(0.5f + 0.0625f * j);
