@@ -430,30 +430,49 @@ static void check_stores(void) {
  * kb_cpu_from_f32 rounds them, cached and streamed, nothing written past
  * them; every row length up to three runs and a bit, each with one float
  * denormal moved through every fifth place (bf16's runs that hold one are
- * stored again through the integer path; the others must not be). */
+ * stored again through the integer path; the others must not be). Rows
+ * told that no value is negative (`nonneg`) are so, and come plain, with
+ * the denormal, with the denormal and a NaN last (a NaN must not hide it
+ * from the row's minimum), and with a zero in its place. */
 static kb_f32v row_mapv(const void *ctx, size_t i) {
     return KB_MMV(loadu_ps)((const float *)ctx + i);
+}
+
+enum { ROW_PLAIN, ROW_DENORMAL, ROW_DENORMAL_NAN, ROW_ZERO, ROW_KINDS };
+
+static void fill_row(float *row, size_t r, size_t nv, size_t at, int nonneg, int kind) {
+    for (size_t i = 0; i < r; i++) {
+        const float f = (float)((double)i * 0.37 - 20.0);
+        row[i] = nonneg && f < 0.0f ? -f : f;
+    }
+    if (at >= nv || kind == ROW_PLAIN) return;
+    row[at] = kind == ROW_ZERO ? 0.0f : kb_bits_to_f32(0x00012345u);
+    if (kind == ROW_DENORMAL_NAN && at + 1 < nv) row[nv - 1] = kb_bits_to_f32(0x7fc00000u);
 }
 
 static void check_store_row(kb_prec p, int stream) {
     enum { R = (3 * KB__CPU_AHEAD + 1) * KB_VLANES };
     _Alignas(64) float row[R];
     _Alignas(64) uint16_t y[R + KB_VLANES], want[R];
-    for (size_t nv = 0; nv <= R; nv += KB_VLANES)
-        for (size_t at = 0; at < nv || at == 0; at += 5) {
-            for (size_t i = 0; i < R; i++) row[i] = (float)((double)i * 0.37 - 20.0);
-            if (at < nv) row[at] = kb_bits_to_f32(0x00012345u);
-            memset(y, 0xab, sizeof y);
-            kb_cpu_store_half_row(p, y, nv, row_mapv, row, stream);
-            kb_cpu_stream_fence();
-            kb_cpu_from_f32(want, p, 0, row, nv);
-            for (size_t i = 0; i < nv; i++)
-                if (y[i] != want[i])
-                    KB_TEST_FAIL("kb_cpu_store_half_row %s, stream %d, nv %zu, denormal at %zu: "
-                                 "element %zu 0x%04x, want 0x%04x",
-                                 kb_prec_name(p), stream, nv, at, i, y[i], want[i]);
-            ASSERT(y[nv] == 0xabab);
-        }
+    for (int nonneg = 0; nonneg < 2; nonneg++)
+        for (int kind = nonneg ? ROW_PLAIN : ROW_DENORMAL;
+             kind < (nonneg ? ROW_KINDS : ROW_DENORMAL + 1); kind++)
+            for (size_t nv = 0; nv <= R; nv += KB_VLANES)
+                for (size_t at = 0; at < nv || at == 0; at += 5) {
+                    fill_row(row, R, nv, at, nonneg, kind);
+                    memset(y, 0xab, sizeof y);
+                    kb_cpu_store_half_row(p, y, nv, row_mapv, row, stream, nonneg);
+                    kb_cpu_stream_fence();
+                    kb_cpu_from_f32(want, p, 0, row, nv);
+                    for (size_t i = 0; i < nv; i++)
+                        if (y[i] != want[i])
+                            KB_TEST_FAIL("kb_cpu_store_half_row %s, stream %d, nonneg %d, row "
+                                         "kind %d, nv %zu, at %zu: element %zu 0x%04x, want "
+                                         "0x%04x",
+                                         kb_prec_name(p), stream, nonneg, kind, nv, at, i, y[i],
+                                         want[i]);
+                    ASSERT(y[nv] == 0xabab);
+                }
 }
 
 static void test_rows(void) {

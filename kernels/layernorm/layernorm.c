@@ -169,7 +169,7 @@ static void layernorm_half_row(kb_prec p, const uint16_t *restrict x, const floa
     const float mean = layernorm_moments_f32(xf, n, kb_cpu_to_f32_sumv(xf, x, p, n), &rstd);
     const layernorm_row row = {xf, gamma, beta, KB_MMV(set1_ps)(mean), KB_MMV(set1_ps)(rstd)};
     const size_t nv = n - n % KB_VLANES;
-    kb_cpu_store_half_row(p, y, nv, layernorm_row_v, &row, stream);
+    kb_cpu_store_half_row(p, y, nv, layernorm_row_v, &row, stream, 0);
     layernorm_norm_f32(xf + nv, gamma + nv, beta + nv, mean, rstd, yf + nv, n - nv);
     kb_cpu_from_f32(y, p, nv, yf + nv, n - nv);
 }

@@ -92,8 +92,9 @@ SOFTMAX_SCALE(float, f32)
  * with its sum; then y = e / sum, rounded. With KB_VMATH8 the exp pass
  * widens x in registers and computes e^ in two stages, the first a few
  * vectors ahead (kb_cpu_map_sum_halfv), and the last pass rounds in
- * registers on the way out (non-temporal when `stream`): the scalar passes'
- * operations, the same results bit for bit. */
+ * registers on the way out (non-temporal when `stream`; its values are
+ * never negative, which spares bf16 a search for denormals vector by
+ * vector): the scalar passes' operations, the same results bit for bit. */
 #if KB_VMATH8
 /* For fp16/bf16 results: kb_expf_half's error (5.6e-6 relative) is small
  * next to their rounding; x - max <= 0, so its two-stage form for such x.
@@ -125,7 +126,7 @@ static inline kb_f32v softmax_scaled_v(const void *ctx, size_t i) {
 static void softmax_half_scale(kb_prec p, float *e, float inv, uint16_t *y, size_t n, int stream) {
     const softmax_scaled s = {e, KB_MMV(set1_ps)(inv)};
     const size_t nv = n - n % KB_VLANES;
-    kb_cpu_store_half_row(p, y, nv, softmax_scaled_v, &s, stream);
+    kb_cpu_store_half_row(p, y, nv, softmax_scaled_v, &s, stream, 1); /* e / sum >= 0 */
     for (size_t i = nv; i < n; i++) e[i] *= inv;
     kb_cpu_from_f32(y, p, nv, e + nv, n - nv);
 }
