@@ -101,13 +101,15 @@ template <> struct roof_ops<__nv_bfloat162> {
 
 /* KB_PEAK_CHAINS chains of acc = acc * a + b per thread. a and b are
  * arguments and each thread's sum is stored, so the compiler can neither
- * fold the chains nor drop them; with a = 0.999, b = 0.001 every chain
- * converges on 1, never overflowing nor going subnormal. The packed forms'
- * second lane takes a - 0.001 and b + 0.001 (converging on 1 too): with
- * the same value in both lanes of a and of b, nvcc keeps a and b in the
- * halves of one register and selects a half per operand, and the H100
- * then issues HFMA2 at half its rate (66.9 against 130 TFLOP/s, measured
- * 2026-11-27; docs/gpu.md, "GPU roofs"). */
+ * fold the chains nor drop them. With a = 0.999, b = 0.001 no chain
+ * overflows or goes subnormal: in float and double each converges on 1,
+ * and in fp16 and bf16 a x + b soon rounds back to x, so each stays
+ * between its start and 1 (0.5 to 0.9375; the multiply-adds are issued
+ * all the same). The packed forms' second lane takes a - 0.001 and b +
+ * 0.001, which does the same: with one value in both lanes of a and of b,
+ * nvcc keeps a and b in the halves of one register and selects a half per
+ * operand, and the H100 then issues HFMA2 at half its rate (66.9 against
+ * 130 TFLOP/s, measured 2026-11-27; docs/gpu.md, "GPU roofs"). */
 template <typename V>
 __global__ void KB_LAUNCH_BOUNDS(KB_PEAK_THREADS)
     kb__peak_fma(V *__restrict__ out, long long iters, float a_, float b_) {

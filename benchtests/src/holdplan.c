@@ -18,7 +18,8 @@ static int slot_of(kb_hold_table *t, const void *key) {
 
 /* The most calls behind one hold for slot i; 0 once it gave up holding. */
 static int slot_calls(const kb_hold_table *t, int i) {
-    return t->timeouts[i] < KB_HOLD_GIVE_UP ? KB_HOLD_CALLS >> t->halvings[i] : 0;
+    if (t->timeouts[i] >= KB_HOLD_GIVE_UP) return 0;
+    return t->most[i] ? t->most[i] : KB_HOLD_CALLS;
 }
 
 int kb_hold_part_calls(const kb_hold_table *t, const void *key) {
@@ -33,20 +34,27 @@ int kb_hold_holds(const kb_hold_table *t, const void *key) {
     return kb_hold_part_calls(t, key) > 0;
 }
 
-/* Counts a held part's outcome for slot i. KB_HOLD_GIVE_UP run-outs in a
- * row halve its parts, and give up the hold at parts of one call; each
- * step is said on stderr. */
-static void note_part(kb_hold_table *t, int i, int ran_out) {
-    t->timeouts[i] = ran_out ? t->timeouts[i] + 1 : 0;
+/* Counts a held part of `calls` calls for slot i. KB_HOLD_GIVE_UP
+ * run-outs in a row cut its parts to half the most calls those parts
+ * queued (a sample of few calls halves from what it queued, not from the
+ * limit), and give up the hold when that was one call; each step is said
+ * on stderr. */
+static void note_part(kb_hold_table *t, int i, int calls, int ran_out) {
+    if (!ran_out) {
+        t->timeouts[i] = t->queued[i] = 0;
+        return;
+    }
+    ++t->timeouts[i];
+    if (calls > t->queued[i]) t->queued[i] = calls;
     if (t->timeouts[i] < KB_HOLD_GIVE_UP) return;
-    const int calls = KB_HOLD_CALLS >> t->halvings[i];
-    if (calls > 1) {
-        ++t->halvings[i];
-        t->timeouts[i] = 0;
+    const int queued = t->queued[i];
+    if (queued > 1) {
+        t->most[i] = queued / 2;
+        t->timeouts[i] = t->queued[i] = 0;
         fprintf(stderr,
                 "note: %d stream holds in a row ran out with up to %d calls queued behind "
                 "each: %d from now on\n",
-                KB_HOLD_GIVE_UP, calls, calls / 2);
+                KB_HOLD_GIVE_UP, queued, queued / 2);
         return;
     }
     fprintf(stderr,
@@ -67,7 +75,7 @@ int kb_hold_time(kb_hold_table *t, const void *key, int reps, kb_hold_part_fn pa
         double part_ms = 0.0;
         const int rc = part(ctx, calls, held, &part_ms);
         if (rc < 0) return -1;
-        if (held) note_part(t, slot, rc == 1);
+        if (held) note_part(t, slot, calls, rc == 1);
         disturbed |= rc == 1;
         *ms += part_ms;
         done += calls;

@@ -1,9 +1,10 @@
 /* How the GPU backend times a sample's calls in held parts (gpu_hold.h):
  * at most KB_HOLD_CALLS calls wait behind one hold, the parts' times are
  * summed. When an implementation's holds run out KB_HOLD_GIVE_UP times in
- * a row, its parts are halved (a call that launches many kernels can fill
- * the launch queue behind the hold); once parts of one call run out so,
- * its calls wait for the device and it is timed unheld from then on.
+ * a row, its parts are cut to half the most calls those parts queued (a
+ * call that launches many kernels can fill the launch queue behind the
+ * hold); once parts of one call run out so, its calls wait for the device
+ * and it is timed unheld from then on.
  * Plain C with the device work behind a callback, so that the CPU tests
  * check the same loop the GPU backend runs (holdplan.c). */
 #ifndef KB_HOLDPLAN_H
@@ -21,7 +22,8 @@ typedef int (*kb_hold_part_fn)(void *ctx, int calls, int held, double *ms);
 typedef struct kb_hold_table {
     const void *key[KB_HOLD_KEYS];
     int timeouts[KB_HOLD_KEYS]; /* holds in a row that ran out */
-    int halvings[KB_HOLD_KEYS]; /* parts of KB_HOLD_CALLS >> halvings calls */
+    int queued[KB_HOLD_KEYS];   /* the most calls of a part among those */
+    int most[KB_HOLD_KEYS];     /* calls behind one hold; 0: KB_HOLD_CALLS */
     int usable;                 /* 0: the backend has no hold; every part unheld */
 } kb_hold_table;
 

@@ -55,8 +55,8 @@ static void test_parts_cover_every_call(void) {
 
 /* A run-out part makes the sample disturbed; KB_HOLD_GIVE_UP in a row
  * halve the key's parts, down to one call, and KB_HOLD_GIVE_UP more there
- * make it unheld, in one piece, from the next part on; another key keeps
- * its hold. */
+ * make it unheld, in one piece, from the next part on; another key timed
+ * after it keeps whole parts and its hold. */
 static void test_gives_up_after_runs_out_in_a_row(void) {
     kb_hold_table t = {.usable = 1};
     fake f = quiet();
@@ -76,12 +76,37 @@ static void test_gives_up_after_runs_out_in_a_row(void) {
     ASSERT_NEAR(ms, 0.5 * reps, 1e-12);
     ASSERT_INT_EQ(kb_hold_holds(&t, &impl_a), 0);
     ASSERT_INT_EQ(kb_hold_part_calls(&t, &impl_a), 0);
-    ASSERT_INT_EQ(kb_hold_holds(&t, &impl_b), 1);
     /* Later samples of the same key: unheld, never disturbed. */
     fake g = quiet();
     ASSERT_INT_EQ(kb_hold_time(&t, &impl_a, 10, fake_part, &g, &ms), 0);
     ASSERT_INT_EQ(g.parts, 1);
     ASSERT_INT_EQ(g.held[0], 0);
+    /* Another key, in the next slot: whole parts, held. */
+    fake b = quiet();
+    ASSERT_INT_EQ(kb_hold_time(&t, &impl_b, 2 * KB_HOLD_CALLS, fake_part, &b, &ms), 0);
+    ASSERT_INT_EQ(b.parts, 2);
+    ASSERT_INT_EQ(b.held[0], 1);
+    ASSERT_INT_EQ(b.calls[0], KB_HOLD_CALLS);
+    ASSERT_INT_EQ(kb_hold_part_calls(&t, &impl_b), KB_HOLD_CALLS);
+    ASSERT(t.key[1] == &impl_b);
+}
+
+/* Samples of fewer calls than a part: the parts are cut from what they
+ * queued. Samples of 3 calls whose holds always run out: 3 run-outs at 3
+ * calls, then parts of 1, 3 more, then unheld (not 21 run-outs from 64). */
+static void test_few_calls_halve_from_what_they_queued(void) {
+    kb_hold_table t = {.usable = 1};
+    int held_parts = 0;
+    for (int s = 0; s < 10; ++s) {
+        fake f = quiet();
+        f.run_out_until = 64;
+        double ms = 0.0;
+        kb_hold_time(&t, &impl_a, 3, fake_part, &f, &ms);
+        for (int i = 0; i < f.parts; ++i) held_parts += f.held[i];
+        ASSERT_NEAR(ms, 1.5, 1e-12);
+    }
+    ASSERT_INT_EQ(held_parts, 2 * KB_HOLD_GIVE_UP);
+    ASSERT_INT_EQ(kb_hold_holds(&t, &impl_a), 0);
 }
 
 /* A fake whose hold runs out when more than `queue` calls wait behind it
@@ -188,6 +213,7 @@ int main(void) {
     RUN_TEST(test_parts_cover_every_call);
     RUN_TEST(test_gives_up_after_runs_out_in_a_row);
     RUN_TEST(test_parts_shrink_to_the_queue);
+    RUN_TEST(test_few_calls_halve_from_what_they_queued);
     RUN_TEST(test_isolated_runs_out_keep_the_hold);
     RUN_TEST(test_unusable_hold_times_unheld);
     RUN_TEST(test_failure_stops);

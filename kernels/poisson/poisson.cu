@@ -131,6 +131,11 @@ static int poisson_solve(const kb_args *a, const poisson_dims &d, F *const buf[2
         poisson_ok(kb_gpu(MemsetAsync)(buf[1], 0, d.n * sizeof(F), st), "memset") ||
         poisson_ok(kb_gpu(MemsetAsync)(state + 2, 0, sizeof(double), st), "memset"))
         return 1;
+    /* No sweep allowed: stats {0, 0}, as on the CPU (zero bits are zero in
+     * every format); no residual kernel would write them. */
+    if (d.max_iters < 1 &&
+        poisson_ok(kb_gpu(MemsetAsync)(a->out[1], 0, 2 * sizeof(S), st), "stats memset"))
+        return 1;
     for (int64_t iters = 0; iters < d.max_iters;) {
         const int check = poisson_is_check(iters + 1, d.max_iters), res = iters == 0 || check;
         const F *src = buf[iters % 2];
