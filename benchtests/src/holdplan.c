@@ -3,17 +3,20 @@
 
 #include <stdio.h>
 
+/* The slot that holds `key`, else the first free one (key[i] NULL), else
+ * -1: the table is full. */
+static int slot_find(const kb_hold_table *t, const void *key) {
+    for (int i = 0; i < KB_HOLD_KEYS; ++i)
+        if (t->key[i] == key || !t->key[i]) return i;
+    return -1;
+}
+
 /* The slot of `key`, taken on first use; -1 when the table is full (such
  * a key is timed unheld). */
 static int slot_of(kb_hold_table *t, const void *key) {
-    for (int i = 0; i < KB_HOLD_KEYS; ++i) {
-        if (t->key[i] == key) return i;
-        if (!t->key[i]) {
-            t->key[i] = key;
-            return i;
-        }
-    }
-    return -1;
+    const int i = slot_find(t, key);
+    if (i >= 0) t->key[i] = key;
+    return i;
 }
 
 /* The most calls behind one hold for slot i; 0 once it gave up holding. */
@@ -23,11 +26,9 @@ static int slot_calls(const kb_hold_table *t, int i) {
 }
 
 int kb_hold_part_calls(const kb_hold_table *t, const void *key) {
-    if (!t->usable) return 0;
-    int i = 0;
-    for (; i < KB_HOLD_KEYS && t->key[i]; ++i)
-        if (t->key[i] == key) return slot_calls(t, i);
-    return i < KB_HOLD_KEYS ? KB_HOLD_CALLS : 0; /* not seen yet: held if a slot is free */
+    const int i = t->usable ? slot_find(t, key) : -1;
+    if (i < 0) return 0;
+    return t->key[i] ? slot_calls(t, i) : KB_HOLD_CALLS; /* not seen yet: held */
 }
 
 int kb_hold_holds(const kb_hold_table *t, const void *key) {

@@ -35,11 +35,12 @@
  * kernel's pass over a row asks, line for line, for a later row
  * (kb_cpu_next_row; layernorm's first pass the next, softmax's exp pass
  * the one after), so that its read is under way while this row's passes
- * run in cache, spread over the pass rather than asked all at once. (All at once, a row's worth of
- * prefetches ahead of the pass, ran layernorm's float rows at 25 GB/s on a Zen 5 where no prefetch
- * gave 40 and the spread requests 45: the burst fills the queue of misses the pass's own loads wait
- * in. Into L2, not L1: on a Zen 3 a next row of doubles in L1 evicted the current one and was
- * slower.) */
+ * run in cache, spread over the pass rather than asked all at once. (All
+ * at once, a row's worth of prefetches ahead of the pass, ran layernorm's
+ * float rows at 25 GB/s on a Zen 5 where no prefetch gave 40 and the
+ * spread requests 45: the burst fills the queue of misses the pass's own
+ * loads wait in. Into L2, not L1: on a Zen 3 a next row of doubles in L1
+ * evicted the current one and was slower.) */
 static inline void kb__cpu_ask(const void *p, size_t from, size_t to) {
     if (!p || from >= to) return;
     /* From the line that holds byte `from`: stepping from `from` itself
