@@ -15,6 +15,7 @@
  * Built with the kernels' flags; without AVX2, FMA and F16C there is
  * nothing to compare, and the test reports Skipped, saying so. */
 #include "kb/cpu8.h"
+#include "kb/vmath_gelu64.h"
 #include "kb_test.h"
 
 #include <stdio.h>
@@ -517,6 +518,7 @@ NONPOS64(8, _mm512)
 PAIR64(exp, 8, _mm512, kb_exp, kb_exp8)
 PAIR64(exp_nonpos, 8, _mm512, exp_nonpos, exp_nonpos8)
 PAIR64(swish, 8, _mm512, kb_swish_f64, kb_swish_f64_8)
+PAIR64(gelu_tab, 8, _mm512, kb_gelu_f64_tab, kb_gelu_f64_tab8)
 #endif
 
 static const pair64 pairs64[] = {
@@ -524,7 +526,7 @@ static const pair64 pairs64[] = {
     {"kb_swish_f64_4", compare64_swish4},
 #if KB_VMATH16
     {"kb_exp8", compare64_exp8},          {"kb__exp_nonpos8", compare64_exp_nonpos8},
-    {"kb_swish_f64_8", compare64_swish8},
+    {"kb_swish_f64_8", compare64_swish8}, {"kb_gelu_f64_tab8", compare64_gelu_tab8},
 #endif
 };
 
@@ -541,8 +543,8 @@ static void compare64_block(const uint64_t *u, size_t n, long *bad) {
 /* The patterns whose top 32 bits are every s-th value (each with low bits
  * from a fixed generator, so that low-bit patterns vary too), and runs of
  * consecutive patterns around the places of a change: exp's clamps, where
- * its results leave the normal range, zero, one, the infinities and NaNs,
- * both signs. */
+ * its results leave the normal range, zero, one, the table GELU's cut, the
+ * infinities and NaNs, both signs. */
 static void test_doubles(void) {
     long bad[NPAIRS64] = {0};
     uint64_t u[BLOCK], lcg = 0x9e3779b97f4a7c15ull;
@@ -561,7 +563,8 @@ static void test_doubles(void) {
     if (k) compare64_block(u, k, bad);
     /* runs of BLOCK patterns, 512 in a sparse run (as the floats') */
     const uint64_t window = s == 8 ? BLOCK : 512;
-    const double edges[] = {0.0, 1.0, -708.39, 709.78, -708.4, -745.2, 1e-300, INFINITY, NAN};
+    const double edges[] = {0.0,    1.0,    -708.39,  709.78,         -708.4,
+                            -745.2, 1e-300, INFINITY, KB__GELU64_CUT, NAN};
     for (size_t e = 0; e < sizeof edges / sizeof edges[0]; e++)
         for (int sign = 0; sign < 2; sign++) {
             const uint64_t c = kb_f64_to_bits(edges[e]) ^ (sign ? 0x8000000000000000ull : 0u);
@@ -576,11 +579,49 @@ static void test_doubles(void) {
     for (size_t p = 0; p < NPAIRS64; p++) ASSERT(bad[p] == 0);
 }
 
+#if KB_VMATH16
+/* kb_gelu_f64_tab_map (four vectors at a time, then single vectors, then the
+ * scalar form) against the scalar form, bit for bit, over every length up to
+ * five blocks of four vectors and a few longer ones, from every offset in a
+ * vector: values through every piece, past the cut, and the special ones;
+ * and nothing written past the n results (a vector's worth of sentinels). */
+static void test_gelu_tab_map(void) {
+    enum { MAX = 4099 + 8 };
+    static double x[MAX], got[MAX + 8];
+    const double special[] = {0.0, -0.0, INFINITY, -INFINITY, NAN, -NAN, 1e300, -1e300};
+    for (size_t i = 0; i < MAX; i++)
+        x[i] = i % 37 == 0 ? special[(i / 37) % 8] : (double)((i * 7919) % 4001) * 0.006 - 12.0;
+    const size_t longer[] = {1000, 1023, 4099};
+    long bad = 0;
+    for (size_t k = 0; k < 160 + 3; k++) {
+        const size_t n = k < 160 ? k : longer[k - 160];
+        for (size_t off = 0; off < 8; off++) {
+            for (size_t i = 0; i < n + 8; i++) got[i] = -1234.5;
+            kb_gelu_f64_tab_map(x + off, got, n);
+            for (size_t i = n; i < n + 8; i++)
+                if (got[i] != -1234.5 && bad++ < 5)
+                    KB_TEST_FAIL("kb_gelu_f64_tab_map, n %zu, offset %zu: wrote [%zu]", n, off, i);
+            for (size_t i = 0; i < n; i++) {
+                const double want = kb_gelu_f64_tab(x[off + i]);
+                if (kb_f64_to_bits(got[i]) != kb_f64_to_bits(want) && bad++ < 5)
+                    KB_TEST_FAIL("kb_gelu_f64_tab_map, n %zu, offset %zu, [%zu] = %a: %a, the "
+                                 "scalar form %a",
+                                 n, off, i, x[off + i], got[i], want);
+            }
+        }
+    }
+    ASSERT(bad == 0);
+}
+#endif
+
 int main(void) {
     RUN_TEST(test_patterns);
     RUN_TEST(test_maps);
     RUN_TEST(test_rows);
     RUN_TEST(test_doubles);
+#if KB_VMATH16
+    RUN_TEST(test_gelu_tab_map);
+#endif
     return kb_test_summary();
 }
 
