@@ -80,17 +80,24 @@ static void test_erf_ulp(void) {
 
 /* GELU as the reference writes it, against the kernel's tolerance (max_abs
  * 2e-14 in kernels/gelu/kernel.json): |x| to 12, past the inputs' tails. */
-static void test_gelu_abs(void) {
-    double worst = 0.0;
-    const long n = 2400000 / sparse();
+/* The worst absolute error of a double GELU f against that reference over
+ * n + 1 points evenly spread over [-12, 12] (n / sparse() + 1 with
+ * KB_VMATH_SPARSE), printed with the argument where it occurs. */
+static double gelu_f64_sweep(const char *name, double (*f)(double), long n) {
+    n /= sparse();
+    double worst = 0.0, at = 0.0;
     for (long i = 0; i <= n; i++) {
-        double x = -12.0 + 24.0 * (double)i / (double)n;
-        long double want = 0.5L * x * erfcl(-(long double)x / sqrtl(2.0L));
-        double e = (double)fabsl((long double)kb_gelu_f64(x) - want);
-        worst = e > worst ? e : worst;
+        const double x = -12.0 + 24.0 * (double)i / (double)n;
+        const long double want = 0.5L * x * erfcl(-(long double)x / sqrtl(2.0L));
+        const double e = (double)fabsl((long double)f(x) - want);
+        if (e > worst) worst = e, at = x;
     }
-    printf("kb_gelu_f64 over [-12, 12]: max abs error %.3g\n", worst);
-    ASSERT(worst < 4e-15);
+    printf("%s over [-12, 12]: max abs error %.3g at %.17g\n", name, worst, at);
+    return worst;
+}
+
+static void test_gelu_abs(void) {
+    ASSERT(gelu_f64_sweep("kb_gelu_f64", kb_gelu_f64, 2400000) < 4e-15);
 }
 
 /* The table GELU (kb/vmath_gelu64.h, GELU fp64 on AVX-512) against the
@@ -101,16 +108,7 @@ static void test_gelu_abs(void) {
  * does a table of degree 9. Needs a long double wider than double (the
  * reference's own error would be of that size). */
 static void test_gelu_tab_abs(void) {
-    double worst = 0.0, at = 0.0;
-    const long n = 4800000 / sparse();
-    for (long i = 0; i <= n; i++) {
-        double x = -12.0 + 24.0 * (double)i / (double)n;
-        long double want = 0.5L * x * erfcl(-(long double)x / sqrtl(2.0L));
-        double e = (double)fabsl((long double)kb_gelu_f64_tab(x) - want);
-        if (e > worst) worst = e, at = x;
-    }
-    printf("kb_gelu_f64_tab over [-12, 12]: max abs error %.3g at %.17g\n", worst, at);
-    ASSERT(worst < 1e-15);
+    ASSERT(gelu_f64_sweep("kb_gelu_f64_tab", kb_gelu_f64_tab, 4800000) < 1e-15);
 }
 
 /* The float erf and GELU in absolute error, against double libm (exact

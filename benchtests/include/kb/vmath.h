@@ -201,6 +201,12 @@ static inline float kb_erff_half(float x) {
     return isnan(x) ? x : y;
 }
 
+/* t = 1.5 * 2^52 + n with n = round(x), x well inside +-2^51: adding 1.5 *
+ * 2^52 rounds to an integer and leaves n in t's low bits (kb_exp's n, the
+ * table GELU's piece in kb/vmath_gelu64.h), as KB__EXPF_SHIFT does for
+ * float. */
+#define KB__EXP_SHIFT 0x1.8p52
+
 /* e^x in double, the same scheme as kb_expf: max error 0.93 ulp with FMA
  * (benchtests/tests/test_vmath.c, against expl over 4e6 points spread over
  * the range). Inputs are clamped to [-708.39, 709.78], so results
@@ -208,11 +214,10 @@ static inline float kb_erff_half(float x) {
  * a subnormal or 0, above 709.78 about 1.8e308 rather than inf. NaN gives NaN. */
 static inline double kb_exp(double x) {
     double c = x < -708.39 ? -708.39 : (x > 709.78 ? 709.78 : x);
-    /* t = 1.5 * 2^52 + n, n = round(c / ln2): n is also t's low bits, read
+    /* t = KB__EXP_SHIFT + n, n = round(c / ln2): n is also t's low bits, read
      * below as an integer (AVX2 has no double -> int64 conversion). */
-    const double shift = 0x1.8p52;
-    double t = kb_fma(c, 0x1.71547652b82fep+0, shift);
-    double n = t - shift;
+    double t = kb_fma(c, 0x1.71547652b82fep+0, KB__EXP_SHIFT);
+    double n = t - KB__EXP_SHIFT;
     double r = kb_fma(n, -0x1.62e42fee00000p-1, c); /* ln2_hi: n * ln2_hi is exact */
     r = kb_fma(n, -0x1.a39ef35793c76p-33, r);       /* ln2_lo = ln2 - ln2_hi */
     /* e^r = 1 + r + r^2 q(r), |r| <= ln2/2; q is a Chebyshev fit of degree 9

@@ -24,11 +24,11 @@
  * 2^n p, or x quieted where x is NaN, by kb/vmath8.h's kb__vdscale<W> (c,
  * the clamped x, is x for NaN). */
 static inline KB__V KB__L(kb__exp_t)(KB__V c) {
-    return KB__O(fma)(c, KB__O(set)(0x1.71547652b82fep+0), KB__O(set)(0x1.8p52));
+    return KB__O(fma)(c, KB__O(set)(0x1.71547652b82fep+0), KB__O(set)(KB__EXP_SHIFT));
 }
 
 static inline KB__V KB__L(kb__exp_from_t)(KB__V c, KB__V t) {
-    const KB__V n = KB__O(sub)(t, KB__O(set)(0x1.8p52));
+    const KB__V n = KB__O(sub)(t, KB__O(set)(KB__EXP_SHIFT));
     KB__V r = KB__O(fma)(n, KB__O(set)(-0x1.62e42fee00000p-1), c);
     r = KB__O(fma)(n, KB__O(set)(-0x1.a39ef35793c76p-33), r);
     KB__V q = KB__O(fma)(r, KB__O(set)(0x1.af389ecfc4b9cp-26), KB__O(set)(0x1.28917c89a43a7p-22));
