@@ -24,7 +24,7 @@ no negation (a negated NaN would change sign, and the scalar and vector
 forms would then differ in it).
 
 Needs mpmath (pip install mpmath); not run by the build.
-Usage: python3 benchtests/tools/fit_gelu_f64.py [D UEND BETA]
+Usage: python3 benchtests/tools/fit_gelu_f64.py [D UEND BETA]  (0 < BETA < 1)
 """
 import sys
 
@@ -32,8 +32,31 @@ import mpmath as mp
 
 mp.mp.dps = 40
 K = 16
-D, UEND, BETA = (int(sys.argv[1]), mp.mpf(sys.argv[2]), mp.mpf(sys.argv[3])) \
-    if len(sys.argv) == 4 else (10, mp.mpf("8.7"), mp.mpf("0.8"))
+
+
+def args():
+    """D, UEND and BETA from the command line (all three, or none for the
+    table in the header); exits with a message naming the bad one."""
+    if len(sys.argv) == 1:
+        return 10, mp.mpf("8.7"), mp.mpf("0.8")
+    if len(sys.argv) != 4:
+        sys.exit("usage: fit_gelu_f64.py [D UEND BETA] (all three or none)")
+    try:
+        d, uend, beta = int(sys.argv[1]), mp.mpf(sys.argv[2]), mp.mpf(sys.argv[3])
+    except ValueError as e:
+        sys.exit("fit_gelu_f64.py: %s" % e)
+    if not 1 <= d <= 30:
+        sys.exit("fit_gelu_f64.py: D %d: want a degree from 1 to 30" % d)
+    if not (mp.isfinite(uend) and uend > 0):
+        sys.exit("fit_gelu_f64.py: UEND %s: want a finite u > 0" % sys.argv[2])
+    # B = 0 (BETA 0) has no inverse as written; BETA >= 1 makes g turn
+    # before UEND, so that two u share a piece.
+    if not (mp.isfinite(beta) and 0 < beta < 1):
+        sys.exit("fit_gelu_f64.py: BETA %s: want 0 < BETA < 1" % sys.argv[3])
+    return d, uend, beta
+
+
+D, UEND, BETA = args()
 
 A = float((K - mp.mpf(0.5)) / UEND * (1 + BETA))
 B = float((K - mp.mpf(0.5)) * BETA / UEND ** 2)
