@@ -51,19 +51,32 @@ int kb_ab_request(kb_ab_setup *ab, const char *variant, const char *case_name, k
         snprintf(res->base_why, sizeof res->base_why, "the base build has no %.400s", ab->exe);
         return 0;
     }
-    if (kb_partner_case_send(&ab->partner, variant, case_name, err) != 0) return -1;
+    if (kb_workers_case_send(&ab->base, variant, case_name, err) != 0 ||
+        kb_workers_case_send(&ab->head, variant, case_name, err) != 0)
+        return -1;
     res->base_asked = 1;
     return 0;
 }
 
+/* This build's other processes answer as this one did; what they answer is
+ * checked when the pairs begin (ab_measure needs them only then). */
 int kb_ab_open(kb_ab_setup *ab, const char *variant, const char *case_name, kb_ab_result *res,
                kb_err *err) {
     if (!res->base_asked) return 0;
     res->base_asked = 0;
-    kb_partner_case status;
-    if (kb_partner_case_reply(&ab->partner, &status, &res->base_rmse, &res->base_max_abs,
-                              res->base_why, sizeof res->base_why, err) != 0)
+    kb_partner_case status, head_status = KB_PARTNER_READY;
+    double rmse, max_abs;
+    char why[512];
+    int rc = kb_workers_case_reply(&ab->base, &status, &res->base_rmse, &res->base_max_abs,
+                                   res->base_why, sizeof res->base_why, err);
+    kb_err head_err;
+    int head_rc =
+        kb_workers_case_reply(&ab->head, &head_status, &rmse, &max_abs, why, sizeof why, &head_err);
+    res->head_ready = head_rc == 0 && head_status == KB_PARTNER_READY;
+    if (rc != 0 || head_rc != 0) {
+        if (rc == 0) *err = head_err;
         return -1;
+    }
     res->base_status = (int)status;
     res->base_open = status == KB_PARTNER_READY;
     if (status == KB_PARTNER_ABSENT)
@@ -73,9 +86,15 @@ int kb_ab_open(kb_ab_setup *ab, const char *variant, const char *case_name, kb_a
 }
 
 int kb_ab_close(kb_ab_setup *ab, kb_ab_result *res, kb_err *err) {
-    if (!res->base_open) return 0;
     res->base_open = 0;
-    return kb_partner_case_close(&ab->partner, err);
+    res->head_ready = 0;
+    int rc = kb_workers_case_close(&ab->base, err);
+    kb_err local;
+    if (kb_workers_case_close(&ab->head, &local) != 0 && rc == 0) {
+        *err = local;
+        rc = -1;
+    }
+    return rc;
 }
 
 static int append(kb_samples *all, const kb_samples *s) {
@@ -102,26 +121,48 @@ static double median_of(const kb_samples *s) {
     return kb_stats_compute(s->ms, (size_t)s->n, &st) == 0 ? st.median : NAN;
 }
 
-/* Pair k: both rounds on the same CPU, the base first in every other pair
- * (A B, B A, ...), so neither side always runs right after the other. Each
- * round first moves the case's buffers to fresh memory, whatever their size:
- * where a process's buffers land can make it 10 % faster or slower for as
- * long as they stay there, even streaming from DRAM (an A/A run on this
- * project's VMs: a 128 MiB copy case 8-16 % faster on the head in all 12
- * pairs), and moving turns that into noise the interval sees instead of a
- * bias it cannot. */
+/* Pair k's processes: with P a side, every (head, base) pairing once in
+ * each run of P * P pairs, so that no pair of processes sets the median
+ * alone. Its CPU and its order (the base first in every other pair: A B,
+ * B A, ...) shift by one after each such run, so that no pairing always
+ * runs on one CPU or in one order. */
+static void plan_pair(int k, int processes, const kb_affinity *cpus, kb_ab_pair *pair) {
+    const int p = processes, turn = k + k / (p * p);
+    pair->head_proc = k % p;
+    pair->base_proc = (k + k / p) % p;
+    pair->cpu = cpus->n > 0 ? cpus->cpu[turn % cpus->n] : -1;
+    pair->base_first = turn % 2;
+}
+
+/* One side's round: on the base's process, or on one of this build's
+ * (the test's own process is head process 0). */
+static int side_round(kb_ab_setup *ab, int base, const kb_ab_pair *pair, kb_ab_round_fn head_round,
+                      void *head_side, const kb_sampling *cfg, kb_samples *out, kb_err *err) {
+    if (base) return kb_workers_round(&ab->base, pair->base_proc, pair->cpu, cfg, out, err);
+    if (pair->head_proc == 0) return head_round(head_side, pair->cpu, cfg, out, err);
+    return kb_workers_round(&ab->head, pair->head_proc - 1, pair->cpu, cfg, out, err);
+}
+
+/* Pair k: both rounds on the same CPU, each after moving the case's buffers
+ * to fresh memory, whatever their size: where a process's buffers land can
+ * make it 10 % faster or slower for as long as they stay there, even
+ * streaming from DRAM (an A/A run on this project's VMs: a 128 MiB copy
+ * case 8-16 % faster on the head in all 12 pairs), and moving turns that
+ * into noise the interval sees instead of a bias it cannot. What moving
+ * cannot reach (the process's code and, on GPUs, its context) the
+ * rotation over processes does (plan_pair). */
 static int measure_pair(kb_ab_setup *ab, kb_ab_round_fn head_round, void *head_side,
                         const kb_sampling *cfg, const kb_affinity *cpus, int k, kb_ab_result *res,
                         kb_samples *head_all, kb_err *err) {
     kb_ab_pair *pair = &res->pairs[k];
     kb_samples head = {0}, base = {0};
-    pair->cpu = cpus->n > 0 ? cpus->cpu[k % cpus->n] : -1;
-    pair->base_first = k % 2;
+    plan_pair(k, ab->processes, cpus, pair);
     int rc = 0;
-    for (int side = 0; side < 2 && rc == 0; ++side)
-        rc = (side == 0) == pair->base_first
-                 ? kb_partner_round(&ab->partner, pair->cpu, 1, cfg, &base, err)
-                 : head_round(head_side, pair->cpu, cfg, &head, err);
+    for (int side = 0; side < 2 && rc == 0; ++side) {
+        const int is_base = (side == 0) == pair->base_first;
+        rc =
+            side_round(ab, is_base, pair, head_round, head_side, cfg, is_base ? &base : &head, err);
+    }
     if (rc == 0) {
         pair->head_ms = median_of(&head);
         pair->base_ms = median_of(&base);
@@ -161,6 +202,12 @@ int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_
     kb_affinity_init(&cpus);
     double ratios[KB_AB_MAX_PAIRS], t0 = kb_now_s();
     memset(head_all, 0, sizeof *head_all);
+    res->processes = ab->processes;
+    if (ab->head.n > 0 && !res->head_ready)
+        return kb_fail(err,
+                       "driver %s: this build's other processes could not set the case up "
+                       "where this one did",
+                       ab->head.exe);
     for (int k = 0; k < max_pairs; ++k) {
         if (measure_pair(ab, head_round, head, &cfg, &cpus, k, res, head_all, err) != 0) return -1;
         ratios[k] = res->pairs[k].ratio;

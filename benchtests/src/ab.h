@@ -1,7 +1,10 @@
 /* A/B mode, the head's side: each case measured in pairs of rounds, one on
  * this build (the head) and one on the base build's driver (partner.h),
  * interleaved on the same CPU with fresh buffers, the order alternating
- * from pair to pair; the pair ratios decide (kb_gate_ab, docs/ab.md). */
+ * from pair to pair; the pair ratios decide (kb_gate_ab, docs/ab.md). Each
+ * side's rounds are spread over several processes (workers.h), every
+ * pairing of a head process with a base process in turn, so that where
+ * one process's placement landed is a spread the interval sees. */
 #ifndef KB_AB_H
 #define KB_AB_H
 
@@ -9,6 +12,7 @@
 #include "gate.h"
 #include "partner.h"
 #include "run_settings.h"
+#include "workers.h"
 
 #define KB_AB_MAX_PAIRS 64
 
@@ -18,12 +22,16 @@ typedef struct kb_ab_setup {
     const char *commit; /* its commit ("" when not told) */
     char exe[4096];     /* the base's driver of this kernel */
     int has_partner;    /* 0: the base build has no such driver (a new kernel) */
-    kb_partner partner;
+    int processes;      /* per side (--ab-processes) */
+    kb_workers base;    /* the base's processes */
+    kb_workers head;    /* this build's processes beside this one (processes - 1) */
 } kb_ab_setup;
 
 typedef struct kb_ab_pair {
     int cpu;        /* both rounds of the pair ran there; -1: unknown */
     int base_first; /* the order of the two rounds */
+    int head_proc;  /* which head process measured the head's round (0: the test's own) */
+    int base_proc;  /* which base process measured the base's round */
     double head_ms, base_ms, ratio;
     int head_disturbed, base_disturbed; /* samples dropped because the thread lost its CPU */
 } kb_ab_pair;
@@ -32,10 +40,12 @@ typedef struct kb_ab_result {
     int base_status; /* kb_partner_case; -1: not asked (no partner); 0: not A/B mode */
     int base_asked;  /* the case was sent to the base, its answer not read yet */
     int base_open;   /* the case is set up on the base and must be released */
+    int head_ready;  /* this build's other processes set the case up */
     char base_why[512];
     double base_rmse, base_max_abs;
     kb_ab_pair pairs[KB_AB_MAX_PAIRS];
     int n_pairs;
+    int processes; /* per side, the pairs rotated over */
     kb_ab_decision decision;
     double elapsed_s;
 } kb_ab_result;

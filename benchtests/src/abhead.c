@@ -13,11 +13,7 @@
 /* The name this driver was started under (kbench-<kernel>[-cuda|-hip]):
  * the base build's driver of the same kernel and backend has it too. */
 static const char *own_name(const char *argv0, char *path, size_t size) {
-    ssize_t n = readlink("/proc/self/exe", path, size - 1);
-    if (n > 0)
-        path[n] = '\0';
-    else
-        snprintf(path, size, "%s", argv0);
+    kb_workers_self(argv0, path, size);
     const char *slash = strrchr(path, '/');
     return slash ? slash + 1 : path;
 }
@@ -58,9 +54,25 @@ static int base_driver(const char *exe, const char **why, kb_err *err) {
     return 0;
 }
 
+/* The base's processes and this build's other ones, started together so
+ * that their start-up overlaps. */
+static int start_processes(kb_ab_setup *ab, const kb_options *opt, const char *self,
+                           const char *manifest_path, const char *base_manifest_path, kb_err *err) {
+    char *args[16], seed[32];
+    kb_workers_args(args, ab->exe, opt->backend, opt->precision, base_manifest_path, opt->seed,
+                    seed, opt->full, opt->cold_cache);
+    if (kb_workers_start(&ab->base, ab->processes, ab->exe, args, err) != 0) return -1;
+    if (ab->processes == 1) return 0;
+    kb_workers_args(args, self, opt->backend, opt->precision, manifest_path, opt->seed, seed,
+                    opt->full, opt->cold_cache);
+    if (kb_workers_start(&ab->head, ab->processes - 1, self, args, err) == 0) return 0;
+    kb_workers_stop(&ab->base);
+    return -1;
+}
+
 int kb_ab_start(kb_ab_setup *ab, const kb_options *opt, const char *manifest_path,
                 const char *argv0, char *note, size_t note_size, kb_err *err) {
-    char self[KB_PATH_MAX], manifest[KB_PATH_MAX], seed[32];
+    char self[KB_PATH_MAX], manifest[KB_PATH_MAX];
     const char *why;
     if (check_dir(opt->ab_base, "--ab-base (KBENCH_AB_BASE)", 1, err) != 0 ||
         (opt->ab_source &&
@@ -72,21 +84,18 @@ int kb_ab_start(kb_ab_setup *ab, const kb_options *opt, const char *manifest_pat
         base_driver(ab->exe, &why, err) != 0)
         return -1;
     ab->ref = opt->ab_ref ? opt->ab_ref : opt->ab_base;
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)opt->seed);
+    ab->processes = opt->gate.ab_processes;
     if (!why && access(manifest, R_OK) != 0) why = "the base has no such manifest";
     snprintf(note, note_size, "A/B against %.300s (%.600s)%s%s", ab->ref, ab->exe,
              why ? ": every case new, " : "", why ? why : "");
     if (why) return 0;
-    char *args[16] = {ab->exe,       "--partner",
-                      "--backend",   (char *)opt->backend,
-                      "--precision", (char *)opt->precision,
-                      "--manifest",  manifest,
-                      "--seed",      seed};
-    int n = 10;
-    if (opt->full) args[n++] = "--set", args[n++] = "full";
-    if (opt->cold_cache) args[n++] = "--cold-cache";
-    args[n] = NULL;
-    if (kb_partner_start(&ab->partner, ab->exe, args, err) != 0) return -1;
+    if (start_processes(ab, opt, self, manifest_path, manifest, err) != 0) return -1;
     ab->has_partner = 1;
     return 0;
+}
+
+void kb_ab_stop(kb_ab_setup *ab) {
+    kb_workers_stop(&ab->base);
+    kb_workers_stop(&ab->head);
+    ab->has_partner = 0;
 }

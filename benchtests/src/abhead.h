@@ -11,10 +11,14 @@
 
 /* Fills ab from the options (--ab-base, --ab-source, --ab-ref) for the
  * manifest at manifest_path, and starts the partner when the base has this
- * driver and manifest; otherwise every case is new (ab->has_partner 0) and
+ * driver and manifest, with --ab-processes processes a side (this one is
+ * the head's first); otherwise every case is new (ab->has_partner 0) and
  * note says why. `note` gets the line the report shows. 0, or -1 with a
  * message. */
 int kb_ab_start(kb_ab_setup *ab, const kb_options *opt, const char *manifest_path,
                 const char *argv0, char *note, size_t note_size, kb_err *err);
+
+/* Stops every process kb_ab_start started. */
+void kb_ab_stop(kb_ab_setup *ab);
 
 #endif

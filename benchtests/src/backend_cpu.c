@@ -12,10 +12,22 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* The host needs no setting up, but the backend holds its callers to the
+ * contract a GPU backend needs (available() first: it picks the device and
+ * makes the stream, events and hold): a mode that skips the setup fails here
+ * on the CPU as it would on a GPU, instead of only where there is one. */
+static int set_up;
+
 static int cpu_available(char *why, size_t size) {
     (void)why;
     (void)size;
+    set_up = 1;
     return 0;
+}
+
+static int not_set_up(kb_err *err) {
+    return kb_fail(err, "the cpu backend was used before it was set up (a mode that skipped the "
+                        "driver's backend setup)");
 }
 
 /* Host buffers are placed explicitly rather than left to malloc, whose choice
@@ -37,6 +49,10 @@ typedef struct mapping {
 
 static void *cpu_alloc(size_t bytes, kb_err *err) {
     static unsigned counter;
+    if (!set_up) {
+        not_set_up(err);
+        return NULL;
+    }
     size_t offset = HEADER + (counter++ % 8) * STAGGER;
     size_t length = bytes + offset + HUGE_ALIGN;
     void *base = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -69,6 +85,12 @@ static int cpu_copy(void *dst, const void *src, size_t bytes, kb_err *err) {
  * around them say whether that time was all the kernel's. */
 static int cpu_time_calls(kb_impl_fn fn, const kb_args *a, int reps, double *ms) {
     kb_thread_mark m0, m1;
+    if (!set_up) {
+        kb_err err;
+        not_set_up(&err);
+        fprintf(stderr, "%s\n", err.msg);
+        return -1;
+    }
     kb_thread_mark_now(&m0);
     double t0 = kb_now_s();
     for (int r = 0; r < reps; ++r)

@@ -22,6 +22,8 @@ static cJSON *entry_of(const kb_case_result *r, const cJSON *env, const char *no
     double medians[KB_MAX_ROUNDS];
     for (int i = 0; i < r->n_rounds; ++i) medians[i] = r->rounds[i].median;
     cJSON_AddItemToObject(e, "round_medians_ms", cJSON_CreateDoubleArray(medians, r->n_rounds));
+    /* the rounds came from this many processes: their spread is in the medians */
+    cJSON_AddNumberToObject(e, "processes", r->processes);
     cJSON_AddNumberToObject(e, "rmse", r->acc.rmse);
     cJSON_AddNumberToObject(e, "max_abs_err", r->acc.max_abs);
     cJSON_AddNumberToObject(e, "gbps", r->gbps);

@@ -16,6 +16,7 @@ kb_gate_cfg kb_gate_defaults(void) {
         .ab_min_pairs = 10,
         .ab_max_pairs = 30,
         .ab_max_time_s = 4.0,
+        .ab_processes = 3,
     };
 }
 

@@ -21,10 +21,12 @@ typedef struct kb_gate_cfg {
     double accuracy_drift; /* allowed |rmse - baseline rmse| (KBENCH_ACCURACY_DRIFT) */
     int confirm_rounds;    /* re-measurements that must all confirm a slowdown */
     double alpha;          /* significance level of the distribution test */
-    /* A/B mode (ab.h): pairs measured at least / at most, and the wall time
-     * after which no pair is added once the minimum is reached. */
+    /* A/B mode (ab.h): pairs measured at least / at most, the wall time
+     * after which no pair is added once the minimum is reached, and the
+     * processes each side's rounds are spread over (workers.h). */
     int ab_min_pairs, ab_max_pairs;
     double ab_max_time_s;
+    int ab_processes;
 } kb_gate_cfg;
 
 kb_gate_cfg kb_gate_defaults(void);

@@ -52,7 +52,8 @@ typedef struct driver {
     int n_impls;
     kb_ab_setup ab;
     char ab_note[1024];
-    kb_ref_cache refs; /* ctx.refs */
+    kb_workers recorders; /* recording: this build's other processes (workers.h) */
+    kb_ref_cache refs;    /* ctx.refs */
 } driver;
 
 static int error_exit(const char *msg) {
@@ -92,6 +93,7 @@ static kb_run_settings run_settings(const kb_options *o) {
                              .gate = o->gate,
                              .update = o->update,
                              .record_rounds = o->record_rounds,
+                             .record_processes = o->record_processes,
                              .confirm_pause_s = o->confirm_pause_s,
                              .cold_cache = o->cold_cache};
 }
@@ -457,13 +459,12 @@ static int start_ab(driver *d, const char *argv0, kb_err *err) {
     if (kb_ab_start(&d->ab, &d->opt, d->manifest.path, argv0, d->ab_note, sizeof d->ab_note, err) !=
         0)
         return -1;
-    if (!d->ab.has_partner || strcmp(d->ab.partner.kernel, d->manifest.name) == 0) return 0;
+    if (!d->ab.has_partner || strcmp(d->ab.base.p[0].kernel, d->manifest.name) == 0) return 0;
     kb_fail(err,
             "base driver %s serves kernel '%s', not '%s': --ab-base must be a build of the same "
             "kernels",
-            d->ab.exe, d->ab.partner.kernel, d->manifest.name);
-    kb_partner_stop(&d->ab.partner);
-    d->ab.has_partner = 0;
+            d->ab.exe, d->ab.base.p[0].kernel, d->manifest.name);
+    kb_ab_stop(&d->ab);
     return -1;
 }
 
@@ -495,6 +496,20 @@ static int check_given_file(const char *option, const char *path, kb_err *err) {
     return kb_fail(err, "%s: %s: %s", option, path, strerror(errno));
 }
 
+/* Recording spreads its rounds over this build's processes: the others are
+ * started here, once for every case of the test. */
+static int start_recorders(driver *d, const char *argv0, kb_err *err) {
+    if (d->opt.record_processes < 2) return 0;
+    char self[KB_PATH_MAX], *args[16], seed[32];
+    kb_workers_self(argv0, self, sizeof self);
+    kb_workers_args(args, self, d->opt.backend, d->opt.precision, d->manifest.path, d->opt.seed,
+                    seed, d->opt.full, d->opt.cold_cache);
+    if (kb_workers_start(&d->recorders, d->opt.record_processes - 1, self, args, err) != 0)
+        return -1;
+    d->ctx.recorders = &d->recorders;
+    return 0;
+}
+
 /* What the run compares with: the baseline and the calibration, or in A/B
  * mode the base build. Calibrating measures the machine: no baseline, no
  * calibration to read, nothing to compare with. */
@@ -504,6 +519,7 @@ static int open_references(driver *d, const char *argv0, kb_err *err) {
         return kb_fail(err, "A/B mode (--ab-base, KBENCH_AB_BASE) compares builds; it does not "
                             "record baselines (unset KBENCH_UPDATE_BASELINES)");
     if (d->opt.calibrate) return 0; /* --calibration is the file it writes */
+    if (d->opt.update && start_recorders(d, argv0, err) != 0) return -1;
     /* when recording, --baseline is the file to create */
     if (!ab && d->opt.baseline_file && !d->opt.update &&
         check_given_file("--baseline", d->baseline_path, err) != 0)
@@ -549,8 +565,40 @@ static int run(driver *d, const char *argv0) {
     for (int i = 0; i < n; ++i) kb_case_result_free(&res[i]);
     kb_baseline_close(&d->baseline);
     cJSON_Delete(d->env);
-    if (d->ab.has_partner) kb_partner_stop(&d->ab.partner);
+    if (d->ab.has_partner) kb_ab_stop(&d->ab);
+    kb_workers_stop(&d->recorders);
     return rc;
+}
+
+/* Sets the backend up for every mode that runs the kernel here (a run,
+ * calibration, --print-profile, the A/B partner) the one same way: the
+ * device CTest's resource spec assigns, its stream, events, hold and
+ * monitor (backend->available), then plain timing under a profiler. 0 when
+ * set up; 1 when the backend cannot run here (`why` says why); -1 with a
+ * message. */
+static int set_up_backend(driver *d, char *why, size_t size, kb_err *err) {
+    if (needs_resource_spec())
+        return kb_fail(err, "this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
+                            "each needs a GPU of its own: run ctest with --resource-spec-file "
+                            "(docs/resource-spec.md)");
+    if (d->ctx.backend->available(why, size) != 0) return 1;
+    if (d->opt.profiled_by && d->ctx.backend->profiled) d->ctx.backend->profiled();
+    return 0;
+}
+
+/* The A/B partner: it serves only once its backend is set up; one that
+ * cannot be declines with one protocol line the head reports (partner.h). */
+static int serve(driver *d) {
+    kb_err err = {{0}};
+    char why[512] = "";
+    int rc = set_up_backend(d, why, sizeof why, &err);
+    if (rc != 0) {
+        kb_partner_decline(stdout, rc > 0 ? why : err.msg);
+        return error_exit(rc > 0 ? why : err.msg);
+    }
+    int served = kb_serve(&d->ctx, d->impls, d->n_impls, &err);
+    kb_ref_cache_clear(&d->refs);
+    return served == 0 ? EXIT_PASS : error_exit(err.msg);
 }
 
 int main(int argc, char **argv) {
@@ -565,6 +613,9 @@ int main(int argc, char **argv) {
         kb_options_usage(stdout, argv[0]);
         return EXIT_PASS;
     }
+    /* Neither mode runs the kernel in this process: --list reads the
+     * manifest, --profile-with runs this driver again under the profiler,
+     * which sets its backend up below. */
     if (d.opt.list) {
         list_cases(&d, d.ctx.prec);
         return EXIT_PASS;
@@ -574,18 +625,11 @@ int main(int argc, char **argv) {
                               selected_case, &d,          argc,        argv};
         return resolve_test_name(&d, &err) != 0 ? error_exit(err.msg) : kb_profile_run(&job);
     }
-    if (d.opt.partner) {
-        int served = kb_serve(&d.ctx, d.impls, d.n_impls, &err);
-        kb_ref_cache_clear(&d.refs);
-        return served == 0 ? EXIT_PASS : error_exit(err.msg);
-    }
-    if (needs_resource_spec())
-        return fail(&d, "this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
-                        "each needs a GPU of its own: run ctest with --resource-spec-file "
-                        "(docs/resource-spec.md)");
+    if (d.opt.partner) return serve(&d);
     char why[512] = "";
-    if (d.ctx.backend->available(why, sizeof why) != 0) return unavailable(&d, why);
-    if (d.opt.profiled_by && d.ctx.backend->profiled) d.ctx.backend->profiled();
+    int rc = set_up_backend(&d, why, sizeof why, &err);
+    if (rc < 0) return fail(&d, err.msg);
+    if (rc > 0) return unavailable(&d, why);
     if (d.opt.print_profile) {
         if (resolve_names(&d, &err) != 0) return error_exit(err.msg);
         printf("profile: %s\nhardware: %s\n", d.profile, d.hardware_id);

@@ -3,6 +3,7 @@
 
 #include "buildinfo.h"
 #include "pathname.h"
+#include "workers.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -40,6 +41,8 @@ enum {
     OPT_AB_MIN_PAIRS,
     OPT_AB_MAX_PAIRS,
     OPT_AB_MAX_TIME,
+    OPT_AB_PROCESSES,
+    OPT_RECORD_PROCESSES,
     OPT_PARTNER,
     OPT_TIMEOUT,
     OPT_REQUIRE_DEVICE,
@@ -82,6 +85,8 @@ static const struct option long_options[] = {
     {"ab-min-pairs", required_argument, NULL, OPT_AB_MIN_PAIRS},
     {"ab-max-pairs", required_argument, NULL, OPT_AB_MAX_PAIRS},
     {"ab-max-time", required_argument, NULL, OPT_AB_MAX_TIME},
+    {"ab-processes", required_argument, NULL, OPT_AB_PROCESSES},
+    {"record-processes", required_argument, NULL, OPT_RECORD_PROCESSES},
     {"partner", no_argument, NULL, OPT_PARTNER},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"require-device", no_argument, NULL, OPT_REQUIRE_DEVICE},
@@ -118,6 +123,8 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --baseline-dir DIR     env KBENCH_BASELINE_DIR (configured: %s)\n"
             "      --profile SLUG         env KBENCH_PROFILE (configured: %s)\n"
             "      --update-baselines     env KBENCH_UPDATE_BASELINES=1: record, do not gate\n"
+            "      --record-processes N   env KBENCH_RECORD_PROCESSES: processes a recording's\n"
+            "                             rounds are spread over, 1 to 5 (default 3)\n"
             "      --results-dir DIR      env KBENCH_RESULTS_DIR: where <test>.json is written\n"
             "                             (configured: %s)\n"
             "      --test-name NAME       name used in reports (default kernel.backend.prec)\n"
@@ -150,6 +157,8 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --ab-min-pairs N       pairs of rounds at least (default 10), at most\n"
             "      --ab-max-pairs N         (default 30, up to 64), and no pair begun after\n"
             "      --ab-max-time S          S seconds on one case (default 4)\n"
+            "      --ab-processes N       env KBENCH_AB_PROCESSES: processes each side's rounds\n"
+            "                             are spread over, 1 to 8 (default 3)\n"
             "      --partner              serve as the base of an A/B head on stdin/stdout\n"
             "  -h, --help                 this text\n\n"
             "Exit status: 0 passed, 1 a check failed, 2 bad input or error, 77 skipped.\n",
@@ -247,6 +256,12 @@ static int read_env(kb_options *o, kb_err *err) {
         return -1;
     if ((v = env("KBENCH_SEED")) && parse_seed(v, &o->seed, "KBENCH_SEED", err) != 0) return -1;
     if ((v = env("KBENCH_AB_REF"))) o->ab_ref = v;
+    if ((v = env("KBENCH_AB_PROCESSES")) &&
+        parse_int(v, 1, KB_MAX_WORKERS, &o->gate.ab_processes, "KBENCH_AB_PROCESSES", err) != 0)
+        return -1;
+    if ((v = env("KBENCH_RECORD_PROCESSES")) &&
+        parse_int(v, 1, KB_MAX_WORKERS, &o->record_processes, "KBENCH_RECORD_PROCESSES", err) != 0)
+        return -1;
     return 0;
 }
 
@@ -325,6 +340,10 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
         return parse_int(arg, 1, 64, &o->gate.ab_max_pairs, "--ab-max-pairs", err);
     case OPT_AB_MAX_TIME:
         return parse_double(arg, 0.0, 3600.0, &o->gate.ab_max_time_s, "--ab-max-time", err);
+    case OPT_AB_PROCESSES:
+        return parse_int(arg, 1, KB_MAX_WORKERS, &o->gate.ab_processes, "--ab-processes", err);
+    case OPT_RECORD_PROCESSES:
+        return parse_int(arg, 1, KB_MAX_WORKERS, &o->record_processes, "--record-processes", err);
     case OPT_PARTNER: o->partner = 1; return 0;
     case OPT_TIMEOUT:
         return parse_double(arg, 0.0, KB_TIMEOUT_MAX_S, &o->timeout_s, "--timeout", err);
@@ -357,6 +376,7 @@ static void set_defaults(kb_options *o) {
     o->sampling = kb_sampling_defaults();
     o->gate = kb_gate_defaults();
     o->record_rounds = 5;
+    o->record_processes = 3;
     o->confirm_pause_s = 0.25;
 }
 
@@ -382,6 +402,11 @@ int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err) {
     if (o->gate.ab_min_pairs > o->gate.ab_max_pairs)
         return kb_fail(err, "--ab-min-pairs %d is above --ab-max-pairs %d", o->gate.ab_min_pairs,
                        o->gate.ab_max_pairs);
+    if (o->record_processes > o->record_rounds)
+        return kb_fail(err,
+                       "--record-processes %d (or KBENCH_RECORD_PROCESSES): more processes than "
+                       "the %d rounds a recording measures",
+                       o->record_processes, o->record_rounds);
     if (o->profiled_by) o->update = 0; /* a run under a profiler records nothing */
     return check_profile(o, err);
 }

@@ -34,6 +34,7 @@ typedef struct kb_options {
     kb_sampling sampling;
     kb_gate_cfg gate;
     int record_rounds;      /* rounds measured when recording; the fastest is kept */
+    int record_processes;   /* processes the recorded rounds are spread over */
     double confirm_pause_s; /* pause before the first confirmation round, doubling */
     /* A/B mode (docs/ab.md): compare with the base build's driver instead of
      * the baseline. */

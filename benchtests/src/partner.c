@@ -213,13 +213,16 @@ static int spawn(kb_partner *p, char *const args[], kb_err *err) {
 
 int kb_partner_greeting_wait_ms = 120 * 1000;
 
-int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err *err) {
+int kb_partner_spawn(kb_partner *p, const char *exe, char *const args[], kb_err *err) {
     memset(p, 0, sizeof *p);
     p->pid = -1;
     snprintf(p->exe, sizeof p->exe, "%s", exe);
     /* A base that dies mid-write must give an error here, not kill us. */
     signal(SIGPIPE, SIG_IGN);
-    if (spawn(p, args, err) != 0) return -1;
+    return spawn(p, args, err);
+}
+
+int kb_partner_greet(kb_partner *p, kb_err *err) {
     char *line = NULL;
     size_t cap = 0;
     int version = 0;
@@ -240,6 +243,8 @@ int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err 
                      "base driver %s did not answer the A/B partner protocol (%s): it predates "
                      "A/B mode or failed to start; build a base that has it (docs/ab.md)",
                      p->exe, how);
+    } else if (len >= 0 && starts_with_word(line, "error")) {
+        rc = kb_fail(err, "base driver %s cannot serve this test: %.600s", p->exe, rest_of(line));
     } else if (len < 0 || sscanf(line, "kbench-partner %d %127s", &version, kernel) != 2) {
         rc = kb_fail(err, "base driver %s greeted with '%.200s', not 'kbench-partner <version>'",
                      p->exe, len < 0 ? "(a line too long or holding a NUL byte)" : line);
@@ -254,6 +259,10 @@ int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err 
     snprintf(p->kernel, sizeof p->kernel, "%s", kernel);
     if (rc != 0) kb_partner_stop(p);
     return rc;
+}
+
+int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err *err) {
+    return kb_partner_spawn(p, exe, args, err) != 0 ? -1 : kb_partner_greet(p, err);
 }
 
 int kb_partner_case_send(kb_partner *p, const char *variant, const char *case_name, kb_err *err) {
@@ -341,6 +350,13 @@ static const char *one_line(char *msg) {
     for (char *p = msg; *p; ++p)
         if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = ' ';
     return msg;
+}
+
+void kb_partner_decline(FILE *out, const char *why) {
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", why);
+    fprintf(out, "error %s\n", one_line(msg));
+    fflush(out);
 }
 
 /* "<variant> <case>": two words, of at most 127 and 255 bytes. */

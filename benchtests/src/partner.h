@@ -4,7 +4,9 @@
  * The head starts the base's driver of the same name with --partner and
  * talks to it over a pipe pair, one line per message, text only:
  *
- *   base: kbench-partner <version> <kernel>        on start
+ *   base: kbench-partner <version> <kernel>        on start, once set up
+ *       | error <message>                          cannot serve here (its
+ *                                                  backend cannot be set up)
  *   head: case <variant> <case>                    set the case up
  *   base: ready <rmse> <max_abs>                   inputs made, output checked
  *       | absent | skip <why> | error <message>
@@ -63,6 +65,12 @@ typedef enum kb_partner_case {
 extern int kb_partner_greeting_wait_ms;
 int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err *err);
 
+/* kb_partner_start in its two halves, for starting several at once:
+ * spawn returns at once; greet reads the greeting (and stops the base when
+ * it is not the right one). */
+int kb_partner_spawn(kb_partner *p, const char *exe, char *const args[], kb_err *err);
+int kb_partner_greet(kb_partner *p, kb_err *err);
+
 /* Asks the base to set a case up, without waiting: the head prepares its
  * own side meanwhile, and then reads the answer with kb_partner_case_reply
  * (which must follow before any other command). */
@@ -83,6 +91,11 @@ int kb_partner_case_close(kb_partner *p, kb_err *err);
 
 /* Asks the base to quit and waits for it. */
 void kb_partner_stop(kb_partner *p);
+
+/* The base's side when it cannot serve (its backend could not be set up:
+ * no device, the device CTest assigned missing): the one line it sends in
+ * place of the greeting, which the head reports as the base's error. */
+void kb_partner_decline(FILE *out, const char *why);
 
 /* The base's side: what the serving loop needs from the driver. */
 typedef struct kb_partner_server {

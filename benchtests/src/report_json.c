@@ -100,6 +100,7 @@ static cJSON *ab_json(const kb_case_result *r) {
     }
     cJSON_AddNumberToObject(o, "base_rmse", ab->base_rmse);
     cJSON_AddNumberToObject(o, "n_pairs", ab->n_pairs);
+    cJSON_AddNumberToObject(o, "processes", ab->processes);
     cJSON_AddNumberToObject(o, "elapsed_ms", ab->elapsed_s * 1e3);
     if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
         cJSON_AddNumberToObject(o, "ci_lo", d->ci_lo);
@@ -117,6 +118,8 @@ static cJSON *ab_json(const kb_case_result *r) {
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "cpu", p->cpu);
         cJSON_AddStringToObject(j, "order", p->base_first ? "base,head" : "head,base");
+        cJSON_AddNumberToObject(j, "head_process", p->head_proc);
+        cJSON_AddNumberToObject(j, "base_process", p->base_proc);
         cJSON_AddNumberToObject(j, "head_ms", p->head_ms);
         cJSON_AddNumberToObject(j, "base_ms", p->base_ms);
         cJSON_AddNumberToObject(j, "ratio", p->ratio);

@@ -426,9 +426,42 @@ static int needs_probe(const kb_run_ctx *ctx, const kb_case_result *r) {
            v == KB_LAT_MACHINE_DRIFT || v == KB_LAT_OTHER_TIMING;
 }
 
-static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r,
+/* Which process measures round i of a recording: the rounds go round this
+ * process (0) and its recording workers, so that the baseline's round
+ * medians hold the spread between processes (workers.h) and the gate's
+ * noise grants it. */
+static int recorder_of(const kb_run_ctx *ctx, int i) {
+    const kb_workers *w = ctx->recorders;
+    return ctx->settings->update && w && w->open ? i % (w->n + 1) : 0;
+}
+
+/* A recorded round measured by recording worker `w` (1-based), on the CPU
+ * this process's next round would take; its samples were timed as this
+ * process's first round was (the same build on the same backend). */
+static int measure_worker_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, int w,
+                                kb_err *err) {
+    const int i = r->n_rounds;
+    kb_samples *s = &r->rounds[i];
+    kb_sampling cfg = ctx->settings->sampling;
+    if (ctx->settings->cold_cache) cfg.sample_min_s = 0.0; /* one call per flush */
+    const int cpu = kb_affinity_next(&tc->cpus, r->round_cpu[0], i);
+    kb_watchdog_stage(KB_STAGE_RECORDING);
+    if (kb_workers_round(ctx->recorders, w - 1, cpu, &cfg, s, err) != 0) return -1;
+    kb_stats st;
+    if (kb_stats_compute(s->ms, (size_t)s->n, &st) != 0)
+        return kb_fail(err, "recording process %d returned no samples", w);
+    s->median = st.median;
+    r->round_cpu[i] = cpu;
+    r->round_timing[i] = r->round_timing[0];
+    r->n_rounds++;
+    return 0;
+}
+
+static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, int w,
                               kb_err *err) {
-    if (measure_round(ctx, tc, r) != 0)
+    r->round_process[r->n_rounds] = w;
+    if (w > 0 && measure_worker_round(ctx, tc, r, w, err) != 0) return -1;
+    if (w == 0 && measure_round(ctx, tc, r) != 0)
         return kb_fail(err, "the implementation failed while timed");
     r->lat = decide(ctx, r);
     if (!needs_probe(ctx, r)) return 0;
@@ -445,6 +478,9 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
     r->bound = kb_bound_of(r->bytes, r->flops, &r->recorded_probe, &r->intensity, &r->balance);
     kb_round rounds[KB_MAX_ROUNDS];
     gate_rounds(r, rounds);
+    unsigned seen = 0;
+    for (int i = 0; i < r->n_rounds; ++i) seen |= 1u << r->round_process[i];
+    r->processes = __builtin_popcount(seen);
     int too_noisy = 0;
     r->record_noise =
         kb_gate_record_noise(&ctx->settings->gate, rounds, r->n_rounds, r->lat.best, &too_noisy);
@@ -452,16 +488,18 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
 }
 
 /* Measures rounds until the gate decides. Recording measures record_rounds
- * rounds spaced in time and keeps the fastest (every round's median goes
- * into the baseline too: their spread tells the gate how far the case
- * wanders by itself); gating re-measures a suspected slowdown after growing
+ * rounds spaced in time, spread over processes (recorder_of), and keeps the
+ * fastest (every round's median goes into the baseline too: their spread
+ * tells the gate how far the case wanders by itself and from one process
+ * to the next); gating re-measures a suspected slowdown after growing
  * pauses, so a burst of load on the machine can pass. Either way each round
  * after the first runs on the next CPU with its buffers moved. */
 static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, kb_err *err) {
     double pause = ctx->settings->confirm_pause_s;
     for (;;) {
-        if (r->n_rounds > 0 && place_round(ctx, tc, r, err) != 0) return -1;
-        if (measure_and_decide(ctx, tc, r, err) != 0) return -1;
+        const int w = recorder_of(ctx, r->n_rounds);
+        if (w == 0 && r->n_rounds > 0 && place_round(ctx, tc, r, err) != 0) return -1;
+        if (measure_and_decide(ctx, tc, r, w, err) != 0) return -1;
         if (ctx->settings->update) {
             if (r->n_rounds >= ctx->settings->record_rounds) {
                 judge_recording(ctx, r);
@@ -642,28 +680,48 @@ static int time_session(kb_case_session *s, kb_case_result *r, kb_err *err) {
     return 0;
 }
 
+/* Recording: this build's other processes set the case up while this one
+ * does; they must answer as it did (same build, same inputs). */
+static int recorders_open(const kb_run_ctx *ctx, const kb_case_session *s, kb_err *err) {
+    kb_partner_case status = KB_PARTNER_ABSENT;
+    double rmse, max_abs;
+    char why[512];
+    if (kb_workers_case_reply(ctx->recorders, &status, &rmse, &max_abs, why, sizeof why, err) != 0)
+        return -1;
+    if (s && status != KB_PARTNER_READY)
+        return kb_fail(err,
+                       "driver %s: a recording process could not set the case up where "
+                       "this one did (%s)",
+                       ctx->recorders->exe, *why ? why : "no such case");
+    return 0;
+}
+
 /* In A/B mode the base prepares the case (inputs, reference, checked run)
  * while this side does, and the accuracy is judged again once the base's
- * RMSE is known. */
+ * RMSE is known; a recording's other processes likewise. */
 static void run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
                      kb_case_result *r) {
     kb_watchdog_stage(KB_STAGE_SETUP);
     if (begin_result(ctx, c, impl, r) != 0) return;
     kb_err err = {{0}};
-    if (ctx->ab && kb_ab_request(ctx->ab, r->impl_variant, c->name, &r->ab, &err) != 0) {
+    kb_workers *rec =
+        ctx->settings->update && ctx->recorders && ctx->recorders->n > 0 ? ctx->recorders : NULL;
+    if ((ctx->ab && kb_ab_request(ctx->ab, r->impl_variant, c->name, &r->ab, &err) != 0) ||
+        (rec && kb_workers_case_send(rec, r->impl_variant, c->name, &err) != 0)) {
         case_error(r, err.msg);
         return;
     }
     kb_case_session *s = kb_case_open(ctx, c, impl, r);
-    if (ctx->ab && ab_open(ctx, r, &err) != 0) {
+    if ((ctx->ab && ab_open(ctx, r, &err) != 0) || (rec && recorders_open(ctx, s, &err) != 0)) {
         kb_case_close(s);
+        s = NULL;
         case_error(r, err.msg);
-        return;
     }
     if (s && ctx->ab) judge_accuracy(ctx, r);
     if (s && time_session(s, r, &err) != 0) case_error(r, err.msg);
     kb_case_close(s);
     if (ctx->ab && kb_ab_close(ctx->ab, &r->ab, &err) != 0 && !r->error) case_error(r, err.msg);
+    if (rec && kb_workers_case_close(rec, &err) != 0 && !r->error) case_error(r, err.msg);
 }
 
 void kb_run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl, kb_case_result *r) {

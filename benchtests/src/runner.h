@@ -25,6 +25,7 @@ typedef struct kb_run_ctx {
     const kb_baseline *baseline;
     const char *hardware_id;
     kb_ab_setup *ab;           /* A/B mode: the base to compare with; NULL: the baseline */
+    kb_workers *recorders;     /* recording: this build's other processes (workers.h); NULL: none */
     const char *case_set;      /* the cases measured: "default", "full" or "calibration" */
     struct kb_ref_cache *refs; /* a case's reference, shared by its variants; NULL: none */
 } kb_run_ctx;
@@ -75,8 +76,11 @@ typedef struct kb_case_result {
     double intensity;    /* its flops per byte */
     double balance;      /* the machine's multiply-add GFLOP/s per streaming GB/s; 0 = unknown */
     double record_noise; /* update mode: kb_gate_record_noise */
-    kb_ab_result ab;     /* A/B mode: the pairs and their decision */
-    int error;           /* the case could not run; message in error_msg */
+    int round_process[KB_MAX_ROUNDS]; /* update mode: which process measured each round (0: this
+                                         one) */
+    int processes;                    /* update mode: how many processes measured the rounds */
+    kb_ab_result ab;                  /* A/B mode: the pairs and their decision */
+    int error;                        /* the case could not run; message in error_msg */
     char error_msg[1024];
 } kb_case_result;
 

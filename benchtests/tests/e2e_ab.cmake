@@ -15,6 +15,11 @@
 #  11. bad A/B options                           -> exit 2, naming the option
 #  12. a head that declines a case the base      -> exit 0, that case skipped, the
 #      prepares (both prepare it at once)           next one measured against the base
+#  13. each side's rounds over 3 processes       -> every pairing of a head and a base
+#      (the default), and over 1                    process within the first 9 pairs
+#  14. a base that cannot set its backend up     -> exit 2, the base's reason
+#  15. the driver as a partner: it sets its      -> ready and samples; when the setup
+#      backend up before serving                    fails it declines with one line
 
 foreach(var BIN MANIFEST SOURCE REPORT WORK)
   if(NOT DEFINED ${var})
@@ -122,5 +127,52 @@ run_head("the head declines a case" 0 declines "${BIN}/base")
 expect_json("the head declines a case" "${result}" "this build declines n = 8192" cases 0 skipped)
 expect_json("the head declines a case" "${result}" "ok" cases 1 latency verdict)
 expect_json("the head declines a case" "${result}" "measured" cases 1 latency ab base)
+
+# Every pairing of a head process (0: the test's own) with a base process
+# comes once in the first 9 pairs (the "same code" run above).
+run_head("three processes a side" 0 same "${BIN}/base")
+expect_json("three processes a side" "${result}" "3" cases 0 latency ab processes)
+set(pairings "")
+foreach(k RANGE 8)
+  json_get(h "three processes a side" "${result}" cases 0 latency ab pairs ${k} head_process)
+  json_get(b "three processes a side" "${result}" cases 0 latency ab pairs ${k} base_process)
+  list(APPEND pairings "${h}${b}")
+endforeach()
+list(REMOVE_DUPLICATES pairings)
+list(LENGTH pairings n_pairings)
+if(NOT n_pairings EQUAL 9)
+  message(FATAL_ERROR "three processes a side: the first 9 pairs paired ${pairings}, not all 9")
+endif()
+run_head("one process a side" 0 same "${BIN}/base" --ab-processes 1)
+expect_json("one process a side" "${result}" "1" cases 0 latency ab processes)
+expect_json("one process a side" "${result}" "0" cases 0 latency ab pairs 1 head_process)
+run_head("too many processes" 2 same "${BIN}/base" --ab-processes 9)
+expect_text("too many processes" "--ab-processes")
+
+# A base whose device cannot be set up (a GPU base given a device that is
+# not there) says so in place of its greeting.
+fake_base(nodevice "echo 'error no cuda device 3 (1 present)'; cat >/dev/null")
+run_head("a base without its device" 2 same "${WORK}/nodevice")
+expect_text("a base without its device" "cannot serve this test: no cuda device 3 (1 present)")
+
+# The driver as a partner, by hand: it sets its backend up as a run does
+# before it serves (the CPU backend refuses work before that, as a GPU one
+# would fail it), so the case is set up and timed.
+file(WRITE "${WORK}/session.txt"
+  "case default small\nround -1 0 1 3 0 0.01 0 0 0\nend\nquit\n")
+execute_process(COMMAND "${BIN}/base/kbench-test-ab" --partner --manifest "${MANIFEST}"
+  INPUT_FILE "${WORK}/session.txt" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("---- the partner by hand: exit ${rc}\n${out}${err}")
+if(NOT rc EQUAL 0 OR NOT out MATCHES "^kbench-partner [0-9]+ ab\nready [^\n]*\nsamples [^\n]*\nended\n$")
+  message(FATAL_ERROR "the partner by hand: expected a greeting, ready, samples and ended")
+endif()
+# When its setup fails it declines with one line the head can report.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env KBENCH_REQUIRE_RESOURCE_SPEC=1
+  --unset=CTEST_RESOURCE_GROUP_COUNT "${BIN}/base/kbench-test-ab" --partner --manifest "${MANIFEST}"
+  INPUT_FILE "${WORK}/session.txt" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("---- a partner whose setup fails: exit ${rc}\n${out}${err}")
+if(NOT rc EQUAL 2 OR NOT out MATCHES "^error [^\n]*--resource-spec-file[^\n]*\n$")
+  message(FATAL_ERROR "a partner whose setup fails: expected exit 2 and one 'error' line")
+endif()
 
 message("e2e ab: all steps behaved as expected")

@@ -59,6 +59,11 @@ if(NOT recorded MATCHES "\"bound\": \"(memory|compute)\"" OR
   message(FATAL_ERROR "record: ${base} lacks the case's bound, the machine's balance or the "
     "case's intensity (0.5 flop per byte for swish fp32):\n${recorded}")
 endif()
+# The recording's five rounds went round three processes (the default):
+# the spread between processes is in the recorded round medians.
+if(NOT recorded MATCHES "\"processes\": 3[,\n]")
+  message(FATAL_ERROR "record: ${base} does not say its rounds came from 3 processes:\n${recorded}")
+endif()
 if(NOT recorded MATCHES "\"timing\": \"host\"")
   message(FATAL_ERROR "record: ${base} does not say how the calls were timed (host):\n${recorded}")
 endif()
