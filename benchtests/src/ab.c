@@ -200,7 +200,9 @@ int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_
     const kb_sampling cfg = kb_ab_round_config(&settings->sampling, settings->cold_cache);
     kb_affinity cpus;
     kb_affinity_init(&cpus);
-    double ratios[KB_AB_MAX_PAIRS], t0 = kb_now_s();
+    double ratios[KB_AB_MAX_PAIRS], head_ms[KB_AB_MAX_PAIRS], base_ms[KB_AB_MAX_PAIRS];
+    int head_proc[KB_AB_MAX_PAIRS], base_proc[KB_AB_MAX_PAIRS];
+    const double t0 = kb_now_s();
     memset(head_all, 0, sizeof *head_all);
     res->processes = ab->processes;
     if (ab->head.n > 0 && !res->head_ready)
@@ -210,13 +212,20 @@ int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_
                        ab->head.exe);
     for (int k = 0; k < max_pairs; ++k) {
         if (measure_pair(ab, head_round, head, &cfg, &cpus, k, res, head_all, err) != 0) return -1;
-        ratios[k] = res->pairs[k].ratio;
+        const kb_ab_pair *pair = &res->pairs[k];
+        ratios[k] = pair->ratio;
+        head_ms[k] = pair->head_ms;
+        base_ms[k] = pair->base_ms;
+        head_proc[k] = pair->head_proc;
+        base_proc[k] = pair->base_proc;
         res->n_pairs = k + 1;
         res->elapsed_s = kb_now_s() - t0;
         /* once its time is up a case ends as soon as its interval is finite */
         const int fewest = g->ab_min_pairs < AB_FEWEST_PAIRS ? g->ab_min_pairs : AB_FEWEST_PAIRS;
         int final = k + 1 == max_pairs || (k + 1 >= fewest && res->elapsed_s >= g->ab_max_time_s);
-        res->decision = kb_gate_ab(g, ratios, k + 1, final);
+        const double spread =
+            kb_gate_ab_spread(head_ms, head_proc, base_ms, base_proc, k + 1, ab->processes);
+        res->decision = kb_gate_ab(g, ratios, k + 1, spread, final);
         if (res->decision.verdict != KB_LAT_PENDING) break;
     }
     head_all->median = median_of(head_all);

@@ -14,8 +14,6 @@
 #include "run_settings.h"
 #include "workers.h"
 
-#define KB_AB_MAX_PAIRS 64
-
 /* What a test compares with in A/B mode. */
 typedef struct kb_ab_setup {
     const char *ref;    /* the base's git ref, for reports ("" when not told) */

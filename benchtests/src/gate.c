@@ -138,26 +138,62 @@ double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int 
     return noise;
 }
 
-kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, int final) {
-    kb_ab_decision d = {KB_LAT_PENDING, n, NAN, NAN, NAN};
+kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, double spread,
+                          int final) {
+    kb_ab_decision d = {KB_LAT_PENDING, n, NAN, NAN, NAN, spread};
     if (n < 1 || kb_median_sign_ci(ratios, (size_t)n, &d.ratio, &d.ci_lo, &d.ci_hi) != 0) {
         if (final) d.verdict = KB_LAT_INCONCLUSIVE;
         return d;
     }
     if (n < cfg->ab_min_pairs && !final) return d;
-    const double limit = 1.0 + cfg->latency_tol;
+    /* A difference between the builds counts only beyond what separates one
+     * build's own processes (ab.h): the tolerance is widened by it both
+     * ways, and "ok" is narrowed by it. */
+    const double limit = 1.0 + cfg->latency_tol, widen = 1.0 + (spread > 0.0 ? spread : 0.0);
     /* Decided once the interval is on one side of both thresholds; an
-     * interval below 1 + tolerance that still reaches under 1 / (1 +
-     * tolerance) may yet turn out faster, so it waits for more pairs. */
-    if (d.ci_lo > limit)
+     * interval below the limit that still reaches under its inverse may yet
+     * turn out faster, so it waits for more pairs. */
+    if (d.ci_lo > limit * widen)
         d.verdict = KB_LAT_REGRESSION;
-    else if (d.ci_hi < 1.0 / limit)
+    else if (d.ci_hi < 1.0 / (limit * widen))
         d.verdict = KB_LAT_FASTER;
-    else if (d.ci_hi <= limit && (d.ci_lo >= 1.0 / limit || final))
+    else if (d.ci_hi * widen <= limit && (d.ci_lo / widen >= 1.0 / limit || final))
         d.verdict = KB_LAT_OK;
     else if (final)
         d.verdict = KB_LAT_INCONCLUSIVE;
     return d;
+}
+
+/* The median of the ms[i] with proc[i] == p, or NAN when there is none. */
+static double process_median(const double *ms, const int *proc, int n, int p) {
+    double mine[KB_AB_MAX_PAIRS];
+    size_t k = 0;
+    for (int i = 0; i < n && k < KB_AB_MAX_PAIRS; ++i)
+        if (proc[i] == p) mine[k++] = ms[i];
+    kb_stats s;
+    return k > 0 && kb_stats_compute(mine, k, &s) == 0 ? s.median : NAN;
+}
+
+/* (max - min) / min of the per-process medians of one side; NAN when a
+ * process has none. */
+static double side_range(const double *ms, const int *proc, int n, int processes) {
+    double lo = INFINITY, hi = 0.0;
+    for (int p = 0; p < processes; ++p) {
+        double m = process_median(ms, proc, n, p);
+        if (!(m > 0.0)) return NAN;
+        if (m < lo) lo = m;
+        if (m > hi) hi = m;
+    }
+    return (hi - lo) / lo;
+}
+
+double kb_gate_ab_spread(const double *head_ms, const int *head_proc, const double *base_ms,
+                         const int *base_proc, int n, int processes) {
+    if (processes < 2) return 0.0;
+    double h = side_range(head_ms, head_proc, n, processes);
+    double b = side_range(base_ms, base_proc, n, processes);
+    if (!(h >= 0.0) || !(b >= 0.0)) return 0.0;
+    return 0.5 * (h > b ? h : b);
 }
 
 static void append(char *why, size_t size, const char *fmt, ...)

@@ -16,6 +16,9 @@
  * KB_MAX_ROUNDS - 1 confirmations (--confirm-rounds is refused above). */
 #define KB_MAX_ROUNDS 16
 
+/* The most pairs an A/B case measures (--ab-max-pairs is refused above). */
+#define KB_AB_MAX_PAIRS 64
+
 typedef struct kb_gate_cfg {
     double latency_tol;    /* allowed median slowdown, fraction (KBENCH_LATENCY_TOLERANCE) */
     double accuracy_drift; /* allowed |rmse - baseline rmse| (KBENCH_ACCURACY_DRIFT) */
@@ -87,19 +90,34 @@ double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int 
 
 /* The A/B decision on n paired ratios (head median / base median, one per
  * pair of interleaved rounds): their median and its distribution-free 95 %
- * confidence interval (sign test). REGRESSION when the interval lies above
- * 1 + tolerance, FASTER when it lies below 1 / (1 + tolerance), OK when it
- * lies between the two; otherwise PENDING (another pair), or when `final`
- * (no more pairs will come) OK if its upper end is within 1 + tolerance and
- * INCONCLUSIVE if not. PENDING too below ab_min_pairs unless `final`. */
+ * confidence interval (sign test), judged against the tolerance widened by
+ * `spread`, the process spread (kb_gate_ab_spread; 0 with one process a
+ * side): REGRESSION when the interval lies above (1 + tolerance)(1 +
+ * spread), FASTER when it lies below the inverse, OK when its upper end is
+ * within (1 + tolerance) / (1 + spread) and its lower end above the inverse;
+ * otherwise PENDING (another pair), or when `final` (no more pairs will
+ * come) OK if its upper end is within that bound and INCONCLUSIVE if not.
+ * PENDING too below ab_min_pairs unless `final`. */
 typedef struct kb_ab_decision {
     kb_latency_verdict verdict;
     int n_pairs;
     double ratio;        /* median of the pair ratios */
     double ci_lo, ci_hi; /* its 95 % interval */
+    double spread;       /* the process spread the rule was widened by */
 } kb_ab_decision;
 
-kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, int final);
+kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, double spread,
+                          int final);
+
+/* How far one build's processes differ from each other in the same run,
+ * which a difference between the builds must exceed to count: each
+ * process's median over its rounds (round medians ms[i] measured by process
+ * proc[i], for the head and the base side), the relative range (max - min)
+ * / min of those medians on each side, half the wider of the two (as the
+ * baseline gate's noise margin takes half a spread). 0 with fewer than two
+ * processes a side or while one has not measured. */
+double kb_gate_ab_spread(const double *head_ms, const int *head_proc, const double *base_ms,
+                         const int *base_proc, int n, int processes);
 
 /* Checks the output against the manifest tolerance and the baseline RMSE
  * (base may be NULL). Returns the number of rules that fired and describes

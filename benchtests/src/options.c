@@ -335,9 +335,9 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_AB_SOURCE: return set_path(&o->ab_source, arg, "--ab-source", err);
     case OPT_AB_REF: o->ab_ref = arg; return *arg ? 0 : kb_fail(err, "--ab-ref: the name is empty");
     case OPT_AB_MIN_PAIRS:
-        return parse_int(arg, 1, 64, &o->gate.ab_min_pairs, "--ab-min-pairs", err);
+        return parse_int(arg, 1, KB_AB_MAX_PAIRS, &o->gate.ab_min_pairs, "--ab-min-pairs", err);
     case OPT_AB_MAX_PAIRS:
-        return parse_int(arg, 1, 64, &o->gate.ab_max_pairs, "--ab-max-pairs", err);
+        return parse_int(arg, 1, KB_AB_MAX_PAIRS, &o->gate.ab_max_pairs, "--ab-max-pairs", err);
     case OPT_AB_MAX_TIME:
         return parse_double(arg, 0.0, 3600.0, &o->gate.ab_max_time_s, "--ab-max-time", err);
     case OPT_AB_PROCESSES:

@@ -67,10 +67,12 @@ static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_resul
             ab->decision.ci_lo, ab->decision.ci_hi, ab->n_pairs);
     fprintf(f, "  pairs:      ");
     for (int i = 0; i < ab->n_pairs; ++i) fprintf(f, "%sx%.3f", i ? ", " : "", ab->pairs[i].ratio);
+    const double tol = ctx->settings->gate.latency_tol, spread = ab->decision.spread;
     fprintf(f,
-            "\n  rule:       the interval's lower end is above x%.2f (tolerance %.0f %%): "
-            "the head is slower than the base beyond doubt\n",
-            1.0 + ctx->settings->gate.latency_tol, 100.0 * ctx->settings->gate.latency_tol);
+            "\n  rule:       the interval's lower end is above x%.3f (tolerance %.0f %%, widened "
+            "by %.1f %%, half the widest spread between one build's own %d processes): the "
+            "head is slower than the base beyond doubt\n",
+            (1.0 + tol) * (1.0 + spread), 100.0 * tol, 100.0 * spread, ab->processes);
 }
 
 /* Update mode: rounds too noisy to become a baseline. */

@@ -101,6 +101,7 @@ static cJSON *ab_json(const kb_case_result *r) {
     cJSON_AddNumberToObject(o, "base_rmse", ab->base_rmse);
     cJSON_AddNumberToObject(o, "n_pairs", ab->n_pairs);
     cJSON_AddNumberToObject(o, "processes", ab->processes);
+    cJSON_AddNumberToObject(o, "process_spread", d->spread);
     cJSON_AddNumberToObject(o, "elapsed_ms", ab->elapsed_s * 1e3);
     if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
         cJSON_AddNumberToObject(o, "ci_lo", d->ci_lo);

@@ -17,7 +17,8 @@
 #      prepares (both prepare it at once)           next one measured against the base
 #  13. each side's rounds over 3 processes       -> every pairing of a head and a base
 #      (the default), and over 1                    process within the first 9 pairs
-#  14. a base that cannot set its backend up     -> exit 2, the base's reason
+#  14. a base that cannot set its backend up     -> exit 2, the base's reason;
+#      base processes answering unalike            -> exit 1, the case an error
 #  15. the driver as a partner: it sets its      -> ready and samples; when the setup
 #      backend up before serving                    fails it declines with one line
 
@@ -154,6 +155,17 @@ expect_text("too many processes" "--ab-processes")
 fake_base(nodevice "echo 'error no cuda device 3 (1 present)'; cat >/dev/null")
 run_head("a base without its device" 2 same "${WORK}/nodevice")
 expect_text("a base without its device" "cannot serve this test: no cuda device 3 (1 present)")
+
+# The base's processes run one build: one that answers otherwise than the
+# others (here the first one started has no such case) is an error, never a
+# verdict from some of them.
+fake_base(disagree "echo 'kbench-partner 3 ab'
+if mkdir '${WORK}/disagree/first' 2>/dev/null; then a=absent; else a='ready 0 0'; fi
+while read -r cmd rest; do
+  case \$cmd in case) echo \"\$a\" ;; end) echo ended ;; quit) exit 0 ;; *) exit 2 ;; esac
+done")
+run_head("base processes that disagree" 1 same "${WORK}/disagree")
+expect_text("base processes that disagree" "two processes of the same build disagree on the case")
 
 # The driver as a partner, by hand: it sets its backend up as a run does
 # before it serves (the CPU backend refuses work before that, as a GPU one

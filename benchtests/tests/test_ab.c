@@ -34,7 +34,7 @@ static void test_decision_from_pairs(void) {
         res.pairs[k].ratio = 1.0 + 0.1 * k;
     }
     res.n_pairs = 5;
-    res.decision = (kb_ab_decision){KB_LAT_REGRESSION, 5, 1.2, 1.15, 1.3};
+    res.decision = (kb_ab_decision){KB_LAT_REGRESSION, 5, 1.2, 1.15, 1.3, 0.0};
     ASSERT_NEAR(kb_ab_base_median(&res), 3.0, 0.0);
     kb_latency_decision d = kb_ab_latency(&res);
     ASSERT_INT_EQ(d.verdict, KB_LAT_REGRESSION);

@@ -132,31 +132,61 @@ static void test_ab_decisions(void) {
     kb_gate_cfg cfg = kb_gate_defaults();
     double x[30];
     ab_ratios(x, 10, 1.0, 0.02);
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 5, 0).verdict, KB_LAT_PENDING); /* below the minimum */
-    kb_ab_decision d = kb_gate_ab(&cfg, x, 10, 0);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 5, 0.0, 0).verdict, KB_LAT_PENDING); /* below the minimum */
+    kb_ab_decision d = kb_gate_ab(&cfg, x, 10, 0.0, 0);
     ASSERT_INT_EQ(d.verdict, KB_LAT_OK);
     ASSERT_INT_EQ(d.n_pairs, 10);
     ASSERT(d.ci_lo < 1.0 && d.ci_hi > 1.0);
     ab_ratios(x, 10, 1.15, 0.02);
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_REGRESSION);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.0, 0).verdict, KB_LAT_REGRESSION);
     ab_ratios(x, 10, 0.8, 0.02);
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_FASTER);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.0, 0).verdict, KB_LAT_FASTER);
     /* 1.10 sits inside the interval: not decided until the end */
     ab_ratios(x, 10, 1.10, 0.05);
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_PENDING);
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 1).verdict, KB_LAT_INCONCLUSIVE);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.0, 0).verdict, KB_LAT_PENDING);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.0, 1).verdict, KB_LAT_INCONCLUSIVE);
     /* under 1.10 but reaching below 1/1.10: may yet be faster */
     ab_ratios(x, 10, 0.93, 0.05);
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_PENDING);
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 1).verdict, KB_LAT_OK);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.0, 0).verdict, KB_LAT_PENDING);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.0, 1).verdict, KB_LAT_OK);
     /* two wild pairs of ten move the interval by two ranks only */
     ab_ratios(x, 10, 1.0, 0.01);
     x[3] = 3.0;
     x[7] = 0.3;
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0).verdict, KB_LAT_OK);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.0, 0).verdict, KB_LAT_OK);
     /* final with too few pairs for a finite interval */
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 4, 1).verdict, KB_LAT_INCONCLUSIVE);
-    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 0, 1).verdict, KB_LAT_INCONCLUSIVE);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 4, 0.0, 1).verdict, KB_LAT_INCONCLUSIVE);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 0, 0.0, 1).verdict, KB_LAT_INCONCLUSIVE);
+    /* The spread between one build's own processes widens the rule: a
+     * 1.15 that clears 1.10 alone does not clear it widened by 8 %, and an
+     * interval within 1.10 is not ok while it is within 1.10 only by less
+     * than the spread. */
+    ab_ratios(x, 10, 1.15, 0.02);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.08, 0).verdict, KB_LAT_PENDING);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.08, 1).verdict, KB_LAT_INCONCLUSIVE);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.02, 0).verdict, KB_LAT_REGRESSION);
+    /* faster by less than the widened tolerance: within it, so ok */
+    ab_ratios(x, 10, 0.8, 0.02);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.2, 0).verdict, KB_LAT_PENDING);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.2, 1).verdict, KB_LAT_OK);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.05, 0).verdict, KB_LAT_FASTER);
+    ab_ratios(x, 10, 1.05, 0.01);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.0, 0).verdict, KB_LAT_OK);
+    ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.06, 1).verdict, KB_LAT_INCONCLUSIVE);
+}
+
+/* Per-process medians: the head's processes agree, the base's differ by
+ * 20 % (1.0 against 1.2): half of that is the spread. */
+static void test_ab_spread(void) {
+    const double head[6] = {1.0, 1.01, 0.99, 1.0, 1.0, 1.01};
+    const int hp[6] = {0, 1, 2, 0, 1, 2};
+    const double other[6] = {1.0, 1.2, 1.0, 1.2, 1.0, 1.0};
+    const int op[6] = {0, 1, 2, 1, 0, 2};
+    ASSERT_NEAR(kb_gate_ab_spread(head, hp, other, op, 6, 3), 0.1, 1e-12);
+    ASSERT_NEAR(kb_gate_ab_spread(head, hp, other, op, 6, 1), 0.0, 0.0);
+    /* a process that has not measured yet: no spread to judge by */
+    ASSERT_NEAR(kb_gate_ab_spread(head, hp, other, op, 6, 4), 0.0, 0.0);
+    ASSERT_NEAR(kb_gate_ab_spread(head, hp, other, op, 2, 3), 0.0, 0.0);
 }
 
 static void test_confirm_rounds_zero_decides_at_once(void) {
@@ -708,6 +738,7 @@ int main(void) {
     RUN_TEST(test_25_percent_slower_regression);
     RUN_TEST(test_disturbed_round_cannot_confirm);
     RUN_TEST(test_ab_decisions);
+    RUN_TEST(test_ab_spread);
     RUN_TEST(test_confirm_rounds_zero_decides_at_once);
     RUN_TEST(test_15_percent_slower_regression);
     RUN_TEST(test_recorded_round_spread_raises_the_bar);
