@@ -124,6 +124,26 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
     return d;
 }
 
+int kb_gate_record_best(const kb_round *rounds, const int *process, int n_rounds) {
+    int best[KB_MAX_ROUNDS], n = 0; /* each process's fastest round */
+    for (int i = 0; i < n_rounds; ++i) {
+        int j = 0;
+        while (j < n && process[best[j]] != process[i]) ++j;
+        if (j == n)
+            best[n++] = i;
+        else if (rounds[i].median < rounds[best[j]].median)
+            best[j] = i;
+    }
+    /* sorted by median (few: insertion), the middle one's round */
+    for (int i = 1; i < n; ++i)
+        for (int j = i; j > 0 && rounds[best[j]].median < rounds[best[j - 1]].median; --j) {
+            int t = best[j];
+            best[j] = best[j - 1];
+            best[j - 1] = t;
+        }
+    return n > 0 ? best[(n - 1) / 2] : 0;
+}
+
 double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds, int best,
                             int *too_noisy) {
     double lo = rounds[0].median, hi = lo;

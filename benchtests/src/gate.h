@@ -79,6 +79,14 @@ typedef struct kb_latency_decision {
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);
 
+/* The round a recording keeps as the baseline, of rounds measured by
+ * processes process[i]: within one process timing noise only adds time, so
+ * its fastest round stands for it; across processes a placement can go
+ * either way, so the kept round is the fastest of the middle process (by
+ * those fastest rounds; the faster middle one of an even count). With one
+ * process that is its fastest round. */
+int kb_gate_record_best(const kb_round *rounds, const int *process, int n_rounds);
+
 /* Whether rounds about to be recorded are steady enough to gate against:
  * the noise the gate would later grant the case from the baseline alone
  * (half the wider of the best round's p10-p90 spread and the spread of the

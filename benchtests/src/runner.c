@@ -481,6 +481,7 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
     unsigned seen = 0;
     for (int i = 0; i < r->n_rounds; ++i) seen |= 1u << r->round_process[i];
     r->processes = __builtin_popcount(seen);
+    r->lat.best = kb_gate_record_best(rounds, r->round_process, r->n_rounds);
     int too_noisy = 0;
     r->record_noise =
         kb_gate_record_noise(&ctx->settings->gate, rounds, r->n_rounds, r->lat.best, &too_noisy);
@@ -489,11 +490,11 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
 
 /* Measures rounds until the gate decides. Recording measures record_rounds
  * rounds spaced in time, spread over processes (recorder_of), and keeps the
- * fastest (every round's median goes into the baseline too: their spread
- * tells the gate how far the case wanders by itself and from one process
- * to the next); gating re-measures a suspected slowdown after growing
- * pauses, so a burst of load on the machine can pass. Either way each round
- * after the first runs on the next CPU with its buffers moved. */
+ * middle process's fastest (kb_gate_record_best; every round's median goes
+ * into the baseline too: their spread tells the gate how far the case
+ * wanders by itself and from one process to the next); gating re-measures a suspected slowdown
+ * after growing pauses, so a burst of load on the machine can pass. Either way each round after the
+ * first runs on the next CPU with its buffers moved. */
 static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, kb_err *err) {
     double pause = ctx->settings->confirm_pause_s;
     for (;;) {

@@ -175,6 +175,23 @@ static void test_ab_decisions(void) {
     ASSERT_INT_EQ(kb_gate_ab(&cfg, x, 10, 0.06, 1).verdict, KB_LAT_INCONCLUSIVE);
 }
 
+/* The kept round: each process's fastest, then the middle process's. */
+static void test_record_best(void) {
+    double ms[5] = {1.00, 0.90, 1.20, 0.95, 1.10};
+    kb_round kept[5];
+    for (int i = 0; i < 5; ++i) kept[i] = (kb_round){.median = ms[i]};
+    /* processes 0: 1.00, 0.95 -> 0.95 (round 3); 1: 0.90 (round 1), 1.10;
+     * 2: 1.20 (round 2); the middle of 0.90, 0.95, 1.20 is round 3 */
+    const int three[5] = {0, 1, 2, 0, 1};
+    ASSERT_INT_EQ(kb_gate_record_best(kept, three, 5), 3);
+    /* one process: its fastest round */
+    const int one[5] = {0, 0, 0, 0, 0};
+    ASSERT_INT_EQ(kb_gate_record_best(kept, one, 5), 1);
+    /* two processes: the faster one's fastest (0.90 of process 1) */
+    const int two[5] = {0, 1, 0, 1, 0};
+    ASSERT_INT_EQ(kb_gate_record_best(kept, two, 5), 1);
+}
+
 /* Per-process medians: the head's processes agree, the base's differ by
  * 20 % (1.0 against 1.2): half of that is the spread. */
 static void test_ab_spread(void) {
@@ -739,6 +756,7 @@ int main(void) {
     RUN_TEST(test_disturbed_round_cannot_confirm);
     RUN_TEST(test_ab_decisions);
     RUN_TEST(test_ab_spread);
+    RUN_TEST(test_record_best);
     RUN_TEST(test_confirm_rounds_zero_decides_at_once);
     RUN_TEST(test_15_percent_slower_regression);
     RUN_TEST(test_recorded_round_spread_raises_the_bar);
