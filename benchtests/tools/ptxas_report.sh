@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Resource use of every CUDA kernel, as ptxas reports it: compiles each
-# kernels/<k>/<k>.cu and the backend's device code (benchtests/src/*.cu, the
-# compute roofs) for the given architectures with -Xptxas -v (as the build
+# kernels/<k>/<k>.cu, the backend's device code (benchtests/src/*.cu, the
+# compute roofs) and the test kernels' (benchtests/tests/<k>/<k>.cu: the slow
+# test kernel of gpu_check.sh's step ab) for the given architectures with -Xptxas -v (as the build
 # does: -std=c++17 -O3, the project's include path, the library variants
 # enabled: KB_HAVE_CUBLAS, KB_HAVE_CUBLASLT, KB_HAVE_CUDNN) and prints one
 # Markdown table row per kernel instantiation:
@@ -51,7 +52,9 @@ ptxas_lines() {
         }'
 }
 
-for cu in "$source_dir"/kernels/*/*.cu "$source_dir"/benchtests/src/*.cu; do
+shopt -s nullglob
+for cu in "$source_dir"/kernels/*/*.cu "$source_dir"/benchtests/src/*.cu \
+    "$source_dir"/benchtests/tests/*/*.cu; do
     k=$(basename "$cu" .cu)
     "$nvcc" -x cu -std=c++17 -O3 "${gencode[@]}" -Xptxas -v \
         -DKB_HAVE_CUBLAS -DKB_HAVE_CUBLASLT -DKB_HAVE_CUDNN \
