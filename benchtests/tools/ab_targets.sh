@@ -10,7 +10,8 @@
 #
 #   ab_targets.sh detect BUILD RUNS KERNEL[:CASE]...
 #       Real code changes: for each kernel, a worktree of HEAD whose CPU
-#       implementation does 15 % (then 25 %) more work on every call of CASE
+#       implementation does 15 % (then 25 %; KB_AB_DETECT_PCTS="15 25" lists
+#       them) more work on every call of CASE
 #       (default: the manifest's first case): after computing, it keeps its
 #       core busy for that share of the time the call took; built with
 #       BUILD's options. (A first version ran the whole kernel a second time
@@ -24,7 +25,9 @@
 #       The driver is run directly on the case (what its CTest test runs,
 #       one case), in fp32.
 #
-# Results and logs: BUILD/ab-targets/. Needs a clean working tree for aa and
+# Results and logs: BUILD/ab-targets/ (each A/A run's results with its wall
+# time: benchtests/tools/ab_summary.py --aa BUILD/ab-targets/aa-n0-*.results
+# adds process spreads and cases off 1). Needs a clean working tree for aa and
 # detect (the base is HEAD). Exit status 0 unless a step could not run.
 set -euo pipefail
 
@@ -49,7 +52,7 @@ neighbours=()
 summarise_results() {
   python3 - "$1" <<'EOF'
 import glob, json, statistics, sys
-verdicts, res = {}, []
+verdicts, res, spread = {}, [], []
 for f in glob.glob(sys.argv[1] + "/*.json"):
     d = json.load(open(f))
     if d.get("mode") != "ab":
@@ -63,13 +66,17 @@ for f in glob.glob(sys.argv[1] + "/*.json"):
         r = lat.get("ab", {}).get("resolution")
         if r is not None:
             res.append(r)
+        s = lat.get("ab", {}).get("process_spread")
+        if s is not None:
+            spread.append(s)
 res.sort()
 v = " ".join(f"{k}={n}" for k, n in sorted(verdicts.items()))
 if res:
-    print(f"{v}; resolution median {100 * statistics.median(res):.2f} %, "
+    v += (f"; resolution median {100 * statistics.median(res):.2f} %, "
           f"p90 {100 * res[int(0.9 * (len(res) - 1))]:.2f} %")
-else:
-    print(v)
+if spread:
+    v += f"; process spread median {100 * statistics.median(spread):.2f} %"
+print(v)
 EOF
 }
 
@@ -100,6 +107,7 @@ aa() {
     stop_neighbours
     rm -rf "$out/aa-n$n-$run.results"
     cp -r "$build/kbench-results" "$out/aa-n$n-$run.results"
+    echo $((t1 - t0)) >"$out/aa-n$n-$run.results/wall_s"
     failed=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed.*/\1/p' "$log")
     printf 'aa run %d (neighbours %d): %s failed tests; %s; %d s\n' "$run" "$n" "${failed:-?}" \
       "$(summarise_results "$out/aa-n$n-$run.results")" $((t1 - t0))
@@ -193,7 +201,8 @@ detect() {
     [[ $case == "$spec" ]] && case=$(python3 -c '
 import json, sys; print(json.load(open(sys.argv[1]))["cases"][0]["name"])' "$src/kernels/$kernel/kernel.json")
     cmake --build "$build" --target "kbench-$kernel" >/dev/null
-    for pct in 15 25; do
+    for pct in ${KB_AB_DETECT_PCTS:-15 25}; do
+      [[ $pct =~ ^[1-9][0-9]?$ ]] || die "KB_AB_DETECT_PCTS: '$pct' is not a percentage from 1 to 99"
       build_changed "$kernel" "$case" "$pct"
       dir="$out/detect/$kernel-$pct"
       printf '%s %s x1.%02d slower: caught %s\n' "$kernel" "$case" "$pct" \
