@@ -152,9 +152,8 @@ static int side_round(kb_ab_setup *ab, int base, const kb_ab_pair *pair, kb_ab_r
  * cannot reach (the process's code and, on GPUs, its context) the
  * rotation over processes does (plan_pair). */
 static int measure_pair(kb_ab_setup *ab, kb_ab_round_fn head_round, void *head_side,
-                        const kb_sampling *cfg, const kb_affinity *cpus, int k, kb_ab_result *res,
+                        const kb_sampling *cfg, const kb_affinity *cpus, int k, kb_ab_pair *pair,
                         kb_samples *head_all, kb_err *err) {
-    kb_ab_pair *pair = &res->pairs[k];
     kb_samples head = {0}, base = {0};
     plan_pair(k, ab->processes, cpus, pair);
     int rc = 0;
@@ -186,48 +185,104 @@ kb_latency_decision kb_ab_latency(const kb_ab_result *res) {
                                  .drift = 1.0};
 }
 
+/* Of the stage that decided (the last). */
 double kb_ab_base_median(const kb_ab_result *res) {
-    double base_ms[KB_AB_MAX_PAIRS];
-    for (int k = 0; k < res->n_pairs; ++k) base_ms[k] = res->pairs[k].base_ms;
+    double base_ms[2 * KB_AB_MAX_PAIRS];
+    size_t n = 0;
+    for (int k = 0; k < res->n_pairs; ++k)
+        if (res->pairs[k].stage == res->stages) base_ms[n++] = res->pairs[k].base_ms;
     kb_stats st;
-    return kb_stats_compute(base_ms, (size_t)res->n_pairs, &st) == 0 ? st.median : NAN;
+    return kb_stats_compute(base_ms, n, &st) == 0 ? st.median : NAN;
 }
 
-int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_fn head_round,
-                  void *head, kb_ab_result *res, kb_samples *head_all, kb_err *err) {
+/* The pairs of one stage, from index k0 on, until kb_gate_ab decides on
+ * them or the limits are reached (a stage's own: pairs and time). */
+static int measure_stage(kb_ab_setup *ab, const kb_run_settings *settings,
+                         kb_ab_round_fn head_round, void *head, int stage, kb_ab_result *res,
+                         kb_samples *head_all, kb_err *err) {
     const kb_gate_cfg *g = &settings->gate;
     const int max_pairs = g->ab_max_pairs < KB_AB_MAX_PAIRS ? g->ab_max_pairs : KB_AB_MAX_PAIRS;
+    const int fewest = g->ab_min_pairs < AB_FEWEST_PAIRS ? g->ab_min_pairs : AB_FEWEST_PAIRS;
     const kb_sampling cfg = kb_ab_round_config(&settings->sampling, settings->cold_cache);
     kb_affinity cpus;
     kb_affinity_init(&cpus);
     double ratios[KB_AB_MAX_PAIRS], head_ms[KB_AB_MAX_PAIRS], base_ms[KB_AB_MAX_PAIRS];
     int head_proc[KB_AB_MAX_PAIRS], base_proc[KB_AB_MAX_PAIRS];
+    const int k0 = res->n_pairs;
     const double t0 = kb_now_s();
-    memset(head_all, 0, sizeof *head_all);
-    res->processes = ab->processes;
-    if (ab->head.n > 0 && !res->head_ready)
-        return kb_fail(err,
-                       "driver %s: this build's other processes could not set the case up "
-                       "where this one did",
-                       ab->head.exe);
     for (int k = 0; k < max_pairs; ++k) {
-        if (measure_pair(ab, head_round, head, &cfg, &cpus, k, res, head_all, err) != 0) return -1;
-        const kb_ab_pair *pair = &res->pairs[k];
+        kb_ab_pair *pair = &res->pairs[k0 + k];
+        if (measure_pair(ab, head_round, head, &cfg, &cpus, k, pair, head_all, err) != 0) return -1;
+        pair->stage = stage;
         ratios[k] = pair->ratio;
         head_ms[k] = pair->head_ms;
         base_ms[k] = pair->base_ms;
         head_proc[k] = pair->head_proc;
         base_proc[k] = pair->base_proc;
-        res->n_pairs = k + 1;
-        res->elapsed_s = kb_now_s() - t0;
-        /* once its time is up a case ends as soon as its interval is finite */
-        const int fewest = g->ab_min_pairs < AB_FEWEST_PAIRS ? g->ab_min_pairs : AB_FEWEST_PAIRS;
-        int final = k + 1 == max_pairs || (k + 1 >= fewest && res->elapsed_s >= g->ab_max_time_s);
+        res->n_pairs = k0 + k + 1;
+        const double elapsed = kb_now_s() - t0;
+        /* once its time is up a stage ends as soon as its interval is finite */
+        const int final = k + 1 == max_pairs || (k + 1 >= fewest && elapsed >= g->ab_max_time_s);
         const double spread =
             kb_gate_ab_spread(head_ms, head_proc, base_ms, base_proc, k + 1, ab->processes);
         res->decision = kb_gate_ab(g, ratios, k + 1, spread, final);
         if (res->decision.verdict != KB_LAT_PENDING) break;
     }
-    head_all->median = median_of(head_all);
     return 0;
+}
+
+/* Every process but the test's own started again and the case set up on
+ * the new ones. */
+static int renew_processes(kb_ab_setup *ab, const char *variant, const char *case_name,
+                           kb_err *err) {
+    kb_err ignored;
+    (void)kb_workers_case_close(&ab->base, &ignored);
+    (void)kb_workers_case_close(&ab->head, &ignored);
+    if (kb_workers_restart(&ab->base, err) != 0 || kb_workers_restart(&ab->head, err) != 0 ||
+        kb_workers_case_send(&ab->base, variant, case_name, err) != 0 ||
+        kb_workers_case_send(&ab->head, variant, case_name, err) != 0)
+        return -1;
+    kb_partner_case base = KB_PARTNER_READY, own = KB_PARTNER_READY;
+    double rmse, max_abs;
+    char why[512];
+    kb_err head_err;
+    const int rc = kb_workers_case_reply(&ab->base, &base, &rmse, &max_abs, why, sizeof why, err);
+    const int head_rc =
+        kb_workers_case_reply(&ab->head, &own, &rmse, &max_abs, why, sizeof why, &head_err);
+    if (rc != 0 || head_rc != 0) {
+        if (rc == 0) *err = head_err;
+        return -1;
+    }
+    if (base != KB_PARTNER_READY || own != KB_PARTNER_READY)
+        return kb_fail(err, "the fresh processes of %s could not set case %s up again",
+                       base != KB_PARTNER_READY ? ab->exe : ab->head.exe, case_name);
+    return 0;
+}
+
+int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_fn head_round,
+                  void *head, const char *variant, const char *case_name, kb_ab_result *res,
+                  kb_samples *head_all, kb_err *err) {
+    memset(head_all, 0, sizeof *head_all);
+    res->processes = ab->processes;
+    res->stages = 1;
+    res->elapsed_s = 0.0;
+    if (ab->head.n > 0 && !res->head_ready)
+        return kb_fail(err,
+                       "driver %s: this build's other processes could not set the case up "
+                       "where this one did",
+                       ab->head.exe);
+    const double t0 = kb_now_s();
+    int rc = measure_stage(ab, settings, head_round, head, 1, res, head_all, err);
+    const kb_latency_verdict v = res->decision.verdict;
+    if (rc == 0 && ab->processes > 1 && (v == KB_LAT_REGRESSION || v == KB_LAT_FASTER)) {
+        res->first = res->decision;
+        res->stages = 2;
+        rc = renew_processes(ab, variant, case_name, err) != 0
+                 ? -1
+                 : measure_stage(ab, settings, head_round, head, 2, res, head_all, err);
+        if (rc == 0 && res->decision.verdict != v) res->decision.verdict = KB_LAT_INCONCLUSIVE;
+    }
+    res->elapsed_s = kb_now_s() - t0;
+    head_all->median = median_of(head_all);
+    return rc;
 }

@@ -30,6 +30,7 @@ typedef struct kb_ab_pair {
     int base_first; /* the order of the two rounds */
     int head_proc;  /* which head process measured the head's round (0: the test's own) */
     int base_proc;  /* which base process measured the base's round */
+    int stage;      /* 1; 2 for the confirmation in fresh processes */
     double head_ms, base_ms, ratio;
     int head_disturbed, base_disturbed; /* samples dropped because the thread lost its CPU */
 } kb_ab_pair;
@@ -41,9 +42,11 @@ typedef struct kb_ab_result {
     int head_ready;  /* this build's other processes set the case up */
     char base_why[512];
     double base_rmse, base_max_abs;
-    kb_ab_pair pairs[KB_AB_MAX_PAIRS];
+    kb_ab_pair pairs[2 * KB_AB_MAX_PAIRS]; /* both stages' */
     int n_pairs;
-    int processes; /* per side, the pairs rotated over */
+    int processes;        /* per side, the pairs rotated over */
+    int stages;           /* 2 when a verdict was measured again in fresh processes */
+    kb_ab_decision first; /* with stages 2: the first stage's decision */
     kb_ab_decision decision;
     double elapsed_s;
 } kb_ab_result;
@@ -71,10 +74,18 @@ int kb_ab_open(kb_ab_setup *ab, const char *variant, const char *case_name, kb_a
                kb_err *err);
 
 /* Measures pairs, the head's rounds through head_round(head, ...), until
- * kb_gate_ab decides or the settings' limits are reached; fills res and
- * head_all (every head sample, and their median). */
+ * kb_gate_ab decides or the settings' limits are reached. A regression or
+ * a speed-up is then measured again the same way in fresh processes (every
+ * one but the test's own restarted, the case set up again): a placement
+ * that every process of one side drew alike (a library's code or memory
+ * landing one of two ways in each process) looks like a difference between
+ * the builds, and does not come again in new processes, while a real one
+ * does. The verdict stands when the second stage reaches it too; otherwise
+ * the case is INCONCLUSIVE. Fills res and head_all (every head sample, and
+ * their median); variant and case_name set the case up again. */
 int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_fn head_round,
-                  void *head, kb_ab_result *res, kb_samples *head_all, kb_err *err);
+                  void *head, const char *variant, const char *case_name, kb_ab_result *res,
+                  kb_samples *head_all, kb_err *err);
 
 /* The latency decision the rest of the harness reads (kb_case_result's
  * lat), and the base's median over the pairs. */

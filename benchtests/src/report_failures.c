@@ -57,21 +57,33 @@ static void print_drift_note(FILE *f, const kb_report *rep, const kb_case_result
     print_rounds(f, r);
 }
 
-/* A/B: every pair's medians and ratio, then the interval that decided. */
+/* A/B: every pair's ratio, then the interval that decided and, when the
+ * verdict was measured again in fresh processes, both stages'. */
 static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_result *r) {
     const kb_ab_result *ab = &r->ab;
+    int last = 0; /* the deciding stage's pairs */
+    for (int i = 0; i < ab->n_pairs; ++i) last += ab->pairs[i].stage == ab->stages;
     fprintf(f,
             "  latency:    head %.4f ms vs base %.4f ms (%s): ratio x%.3f, 95%% interval "
             "[%.3f, %.3f] over %d pairs\n",
             r->stats.median, r->base.median_ms, ctx->ab->ref, ab->decision.ratio,
-            ab->decision.ci_lo, ab->decision.ci_hi, ab->n_pairs);
+            ab->decision.ci_lo, ab->decision.ci_hi, last);
+    if (ab->stages > 1)
+        fprintf(f,
+                "  confirmed:  the first %d processes measured x%.3f [%.3f, %.3f]; %d fresh ones "
+                "measured it again (above)\n",
+                2 * ab->processes, ab->first.ratio, ab->first.ci_lo, ab->first.ci_hi,
+                2 * ab->processes - 1);
     fprintf(f, "  pairs:      ");
-    for (int i = 0; i < ab->n_pairs; ++i) fprintf(f, "%sx%.3f", i ? ", " : "", ab->pairs[i].ratio);
+    for (int i = 0; i < ab->n_pairs; ++i)
+        fprintf(f, "%s%sx%.3f", i ? ", " : "",
+                i > 0 && ab->pairs[i].stage != ab->pairs[i - 1].stage ? "| " : "",
+                ab->pairs[i].ratio);
     const double tol = ctx->settings->gate.latency_tol, spread = ab->decision.spread;
     fprintf(f,
             "\n  rule:       the interval's lower end is above x%.3f (tolerance %.0f %%, widened "
-            "by %.1f %%, half the widest spread between one build's own %d processes): the "
-            "head is slower than the base beyond doubt\n",
+            "by %.1f %%, half the widest spread between one build's own %d processes), in "
+            "fresh processes too: the head is slower than the base beyond doubt\n",
             (1.0 + tol) * (1.0 + spread), 100.0 * tol, 100.0 * spread, ab->processes);
 }
 

@@ -102,6 +102,16 @@ static cJSON *ab_json(const kb_case_result *r) {
     cJSON_AddNumberToObject(o, "n_pairs", ab->n_pairs);
     cJSON_AddNumberToObject(o, "processes", ab->processes);
     cJSON_AddNumberToObject(o, "process_spread", d->spread);
+    cJSON_AddNumberToObject(o, "stages", ab->stages);
+    if (ab->stages > 1) {
+        /* what the first processes found, which fresh ones measured again */
+        cJSON *first = cJSON_AddObjectToObject(o, "first_stage");
+        cJSON_AddStringToObject(first, "verdict", kb_latency_verdict_name(ab->first.verdict));
+        cJSON_AddNumberToObject(first, "ratio", ab->first.ratio);
+        cJSON_AddNumberToObject(first, "ci_lo", ab->first.ci_lo);
+        cJSON_AddNumberToObject(first, "ci_hi", ab->first.ci_hi);
+        cJSON_AddNumberToObject(first, "process_spread", ab->first.spread);
+    }
     cJSON_AddNumberToObject(o, "elapsed_ms", ab->elapsed_s * 1e3);
     if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
         cJSON_AddNumberToObject(o, "ci_lo", d->ci_lo);
@@ -121,6 +131,7 @@ static cJSON *ab_json(const kb_case_result *r) {
         cJSON_AddStringToObject(j, "order", p->base_first ? "base,head" : "head,base");
         cJSON_AddNumberToObject(j, "head_process", p->head_proc);
         cJSON_AddNumberToObject(j, "base_process", p->base_proc);
+        cJSON_AddNumberToObject(j, "stage", p->stage);
         cJSON_AddNumberToObject(j, "head_ms", p->head_ms);
         cJSON_AddNumberToObject(j, "base_ms", p->base_ms);
         cJSON_AddNumberToObject(j, "ratio", p->ratio);

@@ -38,6 +38,7 @@ static void ab_measurements(FILE *f, const kb_case_result *r) {
     measurement(f, r, "ab_pairs", r->ab.n_pairs);
     measurement(f, r, "ab_ci_lo", paired ? r->ab.decision.ci_lo : 1.0);
     measurement(f, r, "ab_ci_hi", paired ? r->ab.decision.ci_hi : 1.0);
+    measurement(f, r, "ab_spread", r->ab.n_pairs > 0 ? r->ab.decision.spread : 0.0);
 }
 
 static void bandwidth_measurements(FILE *f, const kb_case_result *r) {

@@ -492,9 +492,10 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
  * rounds spaced in time, spread over processes (recorder_of), and keeps the
  * middle process's fastest (kb_gate_record_best; every round's median goes
  * into the baseline too: their spread tells the gate how far the case
- * wanders by itself and from one process to the next); gating re-measures a suspected slowdown
- * after growing pauses, so a burst of load on the machine can pass. Either way each round after the
- * first runs on the next CPU with its buffers moved. */
+ * wanders by itself and from one process to the next); gating re-measures a
+ * suspected slowdown after growing pauses, so a burst of load on the machine
+ * can pass. Either way each round after the first runs on the next CPU with
+ * its buffers moved. */
 static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, kb_err *err) {
     double pause = ctx->settings->confirm_pause_s;
     for (;;) {
@@ -646,8 +647,8 @@ static int ab_head_round(void *s, int cpu, const kb_sampling *cfg, kb_samples *o
  * decision and the base's median where the baseline's would be. */
 static int ab_measure(kb_case_session *s, kb_case_result *r, kb_err *err) {
     r->n_rounds = 1;
-    if (kb_ab_measure(s->ctx->ab, s->ctx->settings, ab_head_round, s, &r->ab, &r->rounds[0], err) !=
-        0)
+    if (kb_ab_measure(s->ctx->ab, s->ctx->settings, ab_head_round, s, r->impl_variant, r->c->name,
+                      &r->ab, &r->rounds[0], err) != 0)
         return -1;
     r->round_cpu[0] = r->ab.pairs[0].cpu;
     r->round_timing[0] = r->timing = samples_timing(&s->tc);
@@ -713,10 +714,15 @@ static void run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *imp
         return;
     }
     kb_case_session *s = kb_case_open(ctx, c, impl, r);
-    if ((ctx->ab && ab_open(ctx, r, &err) != 0) || (rec && recorders_open(ctx, s, &err) != 0)) {
+    /* every answer is read, whatever the others were: an unread one would be
+     * taken for the answer to the next command */
+    kb_err rec_err = {{0}};
+    const int ab_failed = ctx->ab && ab_open(ctx, r, &err) != 0;
+    const int rec_failed = rec && recorders_open(ctx, s, &rec_err) != 0;
+    if (ab_failed || rec_failed) {
         kb_case_close(s);
         s = NULL;
-        case_error(r, err.msg);
+        case_error(r, ab_failed ? err.msg : rec_err.msg);
     }
     if (s && ctx->ab) judge_accuracy(ctx, r);
     if (s && time_session(s, r, &err) != 0) case_error(r, err.msg);

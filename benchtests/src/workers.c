@@ -34,11 +34,30 @@ void kb_workers_args(char *args[16], const char *exe, const char *backend, const
     args[n] = NULL;
 }
 
+/* A copy of args in w, for a restart. */
+static int keep_args(kb_workers *w, char *const args[], kb_err *err) {
+    size_t used = 0;
+    int i = 0;
+    for (; args[i]; ++i) {
+        size_t len = strlen(args[i]) + 1;
+        if (i + 1 >= (int)(sizeof w->args / sizeof *w->args) || used + len > sizeof w->argbuf)
+            return kb_fail(err, "driver %s: its worker's arguments are too long", w->exe);
+        memcpy(w->argbuf + used, args[i], len);
+        w->args[i] = w->argbuf + used;
+        used += len;
+    }
+    w->args[i] = NULL;
+    return 0;
+}
+
 int kb_workers_start(kb_workers *w, int n, const char *exe, char *const args[], kb_err *err) {
     memset(w, 0, sizeof *w);
     snprintf(w->exe, sizeof w->exe, "%s", exe);
     if (n < 1 || n > KB_MAX_WORKERS)
         return kb_fail(err, "%d worker processes asked for (1 to %d)", n, KB_MAX_WORKERS);
+    if (keep_args(w, args, err) != 0) return -1;
+    w->started = n;
+    args = w->args;
     int spawned = 0, rc = 0;
     while (spawned < n && rc == 0) rc = kb_partner_spawn(&w->p[spawned++], exe, args, err);
     /* every one spawned is greeted or stopped, also after a failure */
@@ -54,6 +73,18 @@ int kb_workers_start(kb_workers *w, int n, const char *exe, char *const args[], 
     }
     if (rc != 0) kb_workers_stop(w);
     return rc;
+}
+
+int kb_workers_restart(kb_workers *w, kb_err *err) {
+    if (w->started == 0) return 0;
+    static kb_workers fresh; /* one restart at a time, from one thread */
+    char *args[17];
+    kb_workers_stop(w);
+    memcpy(&fresh, w, sizeof fresh); /* the arguments survive the restart's reset */
+    /* the same words, in the copy's buffer (w's is cleared by the start) */
+    for (int i = 0; i < 17; ++i)
+        args[i] = fresh.args[i] ? fresh.argbuf + (fresh.args[i] - w->argbuf) : NULL;
+    return kb_workers_start(w, fresh.started, fresh.exe, args, err);
 }
 
 int kb_workers_case_send(kb_workers *w, const char *variant, const char *case_name, kb_err *err) {

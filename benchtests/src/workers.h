@@ -21,6 +21,10 @@ typedef struct kb_workers {
     int asked; /* the current case was sent to every worker, answers unread */
     int open;  /* the current case is set up on every worker */
     char exe[4096];
+    /* how they were started, for kb_workers_restart */
+    int started;
+    char *args[17];
+    char argbuf[8192];
 } kb_workers;
 
 /* The arguments a worker of this run is started with (NULL-terminated into
@@ -39,6 +43,10 @@ const char *kb_workers_self(const char *argv0, char *path, size_t size);
  * their greetings, so that their start-up (a GPU context each) overlaps.
  * 0, or -1 with a message; none is left running on failure. */
 int kb_workers_start(kb_workers *w, int n, const char *exe, char *const args[], kb_err *err);
+
+/* Stops the workers and starts as many new ones the same way: fresh
+ * processes, each with a placement of its own. 0, or -1 with a message. */
+int kb_workers_restart(kb_workers *w, kb_err *err);
 
 /* Asks every worker to set the case up, without waiting (each prepares its
  * side while the caller prepares its own). */

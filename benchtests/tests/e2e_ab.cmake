@@ -16,7 +16,9 @@
 #  12. a head that declines a case the base      -> exit 0, that case skipped, the
 #      prepares (both prepare it at once)           next one measured against the base
 #  13. each side's rounds over 3 processes       -> every pairing of a head and a base
-#      (the default), and over 1                    process within the first 9 pairs
+#      (the default), and over 1                    process within the first 9 pairs;
+#      a verdict fresh processes do not reach      inconclusive; one they reach stands
+#      again
 #  14. a base that cannot set its backend up     -> exit 2, the base's reason;
 #      base processes answering unalike            -> exit 1, the case an error
 #  15. the driver as a partner: it sets its      -> ready and samples; when the setup
@@ -56,7 +58,11 @@ endforeach()
 run_head("twice the work" 1 slow "${BIN}/base")
 expect_text("twice the work" "FAIL latency")
 expect_text("twice the work" "the head is slower than the base beyond doubt")
+expect_text("twice the work" "fresh ones measured it again")
 expect_json("twice the work" "${result}" "regression" cases 0 latency verdict)
+# measured again in fresh processes, which found it too
+expect_json("twice the work" "${result}" "2" cases 0 latency ab stages)
+expect_json("twice the work" "${result}" "regression" cases 0 latency ab first_stage verdict)
 expect_json("twice the work" "${result}" "failed" status)
 run_step("report of the A/B run" 0 "${REPORT}" "${results}" --out "${WORK}/report")
 file(READ "${WORK}/report/regressions.md" regressions)
@@ -166,6 +172,22 @@ while read -r cmd rest; do
 done")
 run_head("base processes that disagree" 1 same "${WORK}/disagree")
 expect_text("base processes that disagree" "two processes of the same build disagree on the case")
+
+# A verdict the fresh processes do not reach again is no verdict: the first
+# three base processes answer as if the base were far faster than the head,
+# the three started to confirm it as if far slower.
+fake_base(flip "echo 'kbench-partner 3 ab'
+n=\$(ls -d '${WORK}/flip/started.'* 2>/dev/null | wc -l)
+mkdir '${WORK}/flip/started.'\$\$
+if [ \$n -lt 3 ]; then ms=0.000001; else ms=1000; fi
+while read -r cmd rest; do
+  case \$cmd in case) echo 'ready 0 0' ;; round) echo \"samples 0 0 1 1 \$ms\" ;;
+  end) echo ended ;; quit) exit 0 ;; *) exit 2 ;; esac
+done")
+run_head("fresh processes that disagree" 0 same "${WORK}/flip" --case small)
+expect_json("fresh processes that disagree" "${result}" "inconclusive" cases 0 latency verdict)
+expect_json("fresh processes that disagree" "${result}" "regression"
+  cases 0 latency ab first_stage verdict)
 
 # The driver as a partner, by hand: it sets its backend up as a run does
 # before it serves (the CPU backend refuses work before that, as a GPU one

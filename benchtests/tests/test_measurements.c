@@ -19,6 +19,7 @@ static const char *const kb_figures[] = {
     "ab_pairs",
     "ab_ci_lo",
     "ab_ci_hi",
+    "ab_spread",
     "rmse",
     "gbps",
     "gflops",
@@ -128,6 +129,7 @@ static void test_nothing_to_compare_sends_neutral_values(void) {
     ASSERT_NEAR(figure(out, "ab_pairs"), 0.0, 0.0);
     ASSERT_NEAR(figure(out, "ab_ci_lo"), 1.0, 0.0);
     ASSERT_NEAR(figure(out, "ab_ci_hi"), 1.0, 0.0);
+    ASSERT_NEAR(figure(out, "ab_spread"), 0.0, 0.0);
     ASSERT_NEAR(figure(out, "pct_peak_bw_available"), 0.0, 0.0);
     ASSERT_NEAR(figure(out, "pct_peak_bw"), 100.0, 0.0);
     ASSERT_NEAR(figure(out, "pct_roofline_available"), 0.0, 0.0);
@@ -157,6 +159,7 @@ static void test_measured_figures_pass_through(void) {
     r->ab.n_pairs = 7;
     r->ab.decision.ci_lo = 0.97;
     r->ab.decision.ci_hi = 1.04;
+    r->ab.decision.spread = 0.021;
     r->pct_peak_bw = 63.5;
     r->pct_roofline = 81.5;
     r->roofline.present = 1;
@@ -177,6 +180,7 @@ static void test_measured_figures_pass_through(void) {
     ASSERT_NEAR(figure(out, "ab_pairs"), 7.0, 0.0);
     ASSERT_NEAR(figure(out, "ab_ci_lo"), 0.97, 1e-9);
     ASSERT_NEAR(figure(out, "ab_ci_hi"), 1.04, 1e-9);
+    ASSERT_NEAR(figure(out, "ab_spread"), 0.021, 1e-9);
     ASSERT_NEAR(figure(out, "pct_peak_bw_available"), 1.0, 0.0);
     ASSERT_NEAR(figure(out, "pct_peak_bw"), 63.5, 1e-9);
     ASSERT_NEAR(figure(out, "pct_roofline_available"), 1.0, 0.0);

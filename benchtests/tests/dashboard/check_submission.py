@@ -124,7 +124,7 @@ def expected_figures(case):
         "power_available": 1 if power else 0,
         "power_w": power or 0, "energy_mj": device.get("energy_per_call_mj") or 0,
         "ab_pairs": None if ab else 0, "ab_ci_lo": None if ab else 1,
-        "ab_ci_hi": None if ab else 1,
+        "ab_ci_hi": None if ab else 1, "ab_spread": None if ab else 0,
     }
 
 
