@@ -45,6 +45,8 @@ static cJSON *rounds_json(const kb_case_result *r) {
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
         cJSON_AddStringToObject(o, "timing", kb_timing_name(r->round_timing[i]));
         if (r->round_cpu[i] >= 0) cJSON_AddNumberToObject(o, "cpu", r->round_cpu[i]);
+        /* a recording's rounds go round processes (0: the test's own) */
+        if (r->processes > 1) cJSON_AddNumberToObject(o, "process", r->round_process[i]);
         kb_baseline_add_probe(o, &r->probe[i]);
         if (r->power_w[i] > 0.0) {
             cJSON_AddNumberToObject(o, "power_w", r->power_w[i]);

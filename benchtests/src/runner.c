@@ -451,6 +451,7 @@ static int measure_worker_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_r
     if (kb_stats_compute(s->ms, (size_t)s->n, &st) != 0)
         return kb_fail(err, "recording process %d returned no samples", w);
     s->median = st.median;
+    s->stop_rule = "measured by another process of this build";
     r->round_cpu[i] = cpu;
     r->round_timing[i] = r->round_timing[0];
     r->n_rounds++;
