@@ -51,6 +51,15 @@ function(expect_json label file expected)
   endif()
 endfunction()
 
+# The value at a path must match the regular expression `pattern`.
+function(expect_json_matches label file pattern)
+  json_get(value "${label}" "${file}" ${ARGN})
+  if(NOT value MATCHES "${pattern}")
+    string(REPLACE ";" "." path "${ARGN}")
+    message(FATAL_ERROR "${label}: ${file}: '${path}' is '${value}', expected '${pattern}'")
+  endif()
+endfunction()
+
 function(expect_positive label file)
   json_get(value "${label}" "${file}" ${ARGN})
   if(NOT value MATCHES "^[0-9.eE+-]+$" OR value LESS_EQUAL 0)
