@@ -44,6 +44,32 @@ kb_sampling kb_ab_round_config(const kb_sampling *defaults, int cold_cache) {
     return c;
 }
 
+/* Asks every process of both sides, but the test's own, to set the case
+ * up. */
+static int send_case(kb_ab_setup *ab, const char *variant, const char *case_name, kb_err *err) {
+    return kb_workers_case_send(&ab->base, variant, case_name, err) != 0 ||
+                   kb_workers_case_send(&ab->head, variant, case_name, err) != 0
+               ? -1
+               : 0;
+}
+
+/* Both sides' answers to send_case, all of them read whatever the first
+ * were: the base's into *base (its rmse, max_abs and why), and whether this
+ * build's other processes set the case up into *head_ready. */
+static int read_answers(kb_ab_setup *ab, kb_partner_case *base, double *rmse, double *max_abs,
+                        char *why, size_t why_size, int *head_ready, kb_err *err) {
+    kb_partner_case own = KB_PARTNER_READY;
+    double own_rmse, own_max_abs;
+    char own_why[512];
+    kb_err head_err;
+    const int rc = kb_workers_case_reply(&ab->base, base, rmse, max_abs, why, why_size, err);
+    const int head_rc = kb_workers_case_reply(&ab->head, &own, &own_rmse, &own_max_abs, own_why,
+                                              sizeof own_why, &head_err);
+    *head_ready = head_rc == 0 && own == KB_PARTNER_READY;
+    if (rc == 0 && head_rc != 0) *err = head_err;
+    return rc != 0 || head_rc != 0 ? -1 : 0;
+}
+
 int kb_ab_request(kb_ab_setup *ab, const char *variant, const char *case_name, kb_ab_result *res,
                   kb_err *err) {
     res->base_status = -1;
@@ -51,9 +77,7 @@ int kb_ab_request(kb_ab_setup *ab, const char *variant, const char *case_name, k
         snprintf(res->base_why, sizeof res->base_why, "the base build has no %.400s", ab->exe);
         return 0;
     }
-    if (kb_workers_case_send(&ab->base, variant, case_name, err) != 0 ||
-        kb_workers_case_send(&ab->head, variant, case_name, err) != 0)
-        return -1;
+    if (send_case(ab, variant, case_name, err) != 0) return -1;
     res->base_asked = 1;
     return 0;
 }
@@ -64,30 +88,19 @@ int kb_ab_open(kb_ab_setup *ab, const char *variant, const char *case_name, kb_a
                kb_err *err) {
     if (!res->base_asked) return 0;
     res->base_asked = 0;
-    kb_partner_case status, head_status = KB_PARTNER_READY;
-    double rmse, max_abs;
-    char why[512];
-    int rc = kb_workers_case_reply(&ab->base, &status, &res->base_rmse, &res->base_max_abs,
-                                   res->base_why, sizeof res->base_why, err);
-    kb_err head_err;
-    int head_rc =
-        kb_workers_case_reply(&ab->head, &head_status, &rmse, &max_abs, why, sizeof why, &head_err);
-    res->head_ready = head_rc == 0 && head_status == KB_PARTNER_READY;
-    if (rc != 0 || head_rc != 0) {
-        if (rc == 0) *err = head_err;
+    kb_partner_case status;
+    if (read_answers(ab, &status, &res->base_rmse, &res->base_max_abs, res->base_why,
+                     sizeof res->base_why, &res->head_ready, err) != 0)
         return -1;
-    }
     res->base_status = (int)status;
-    res->base_open = status == KB_PARTNER_READY;
     if (status == KB_PARTNER_ABSENT)
         snprintf(res->base_why, sizeof res->base_why, "the base has no case %s of variant %s",
                  case_name, variant);
     return 0;
 }
 
-int kb_ab_close(kb_ab_setup *ab, kb_ab_result *res, kb_err *err) {
-    res->base_open = 0;
-    res->head_ready = 0;
+/* Releases the case on every process of both sides that set it up. */
+static int release_case(kb_ab_setup *ab, kb_err *err) {
     int rc = kb_workers_case_close(&ab->base, err);
     kb_err local;
     if (kb_workers_case_close(&ab->head, &local) != 0 && rc == 0) {
@@ -95,6 +108,11 @@ int kb_ab_close(kb_ab_setup *ab, kb_ab_result *res, kb_err *err) {
         rc = -1;
     }
     return rc;
+}
+
+int kb_ab_close(kb_ab_setup *ab, kb_ab_result *res, kb_err *err) {
+    res->head_ready = 0;
+    return release_case(ab, err);
 }
 
 static int append(kb_samples *all, const kb_samples *s) {
@@ -236,24 +254,16 @@ static int measure_stage(kb_ab_setup *ab, const kb_run_settings *settings,
 static int renew_processes(kb_ab_setup *ab, const char *variant, const char *case_name,
                            kb_err *err) {
     kb_err ignored;
-    (void)kb_workers_case_close(&ab->base, &ignored);
-    (void)kb_workers_case_close(&ab->head, &ignored);
+    (void)release_case(ab, &ignored);
     if (kb_workers_restart(&ab->base, err) != 0 || kb_workers_restart(&ab->head, err) != 0 ||
-        kb_workers_case_send(&ab->base, variant, case_name, err) != 0 ||
-        kb_workers_case_send(&ab->head, variant, case_name, err) != 0)
+        send_case(ab, variant, case_name, err) != 0)
         return -1;
-    kb_partner_case base = KB_PARTNER_READY, own = KB_PARTNER_READY;
+    kb_partner_case base;
     double rmse, max_abs;
     char why[512];
-    kb_err head_err;
-    const int rc = kb_workers_case_reply(&ab->base, &base, &rmse, &max_abs, why, sizeof why, err);
-    const int head_rc =
-        kb_workers_case_reply(&ab->head, &own, &rmse, &max_abs, why, sizeof why, &head_err);
-    if (rc != 0 || head_rc != 0) {
-        if (rc == 0) *err = head_err;
-        return -1;
-    }
-    if (base != KB_PARTNER_READY || own != KB_PARTNER_READY)
+    int head_ready;
+    if (read_answers(ab, &base, &rmse, &max_abs, why, sizeof why, &head_ready, err) != 0) return -1;
+    if (base != KB_PARTNER_READY || !head_ready)
         return kb_fail(err, "the fresh processes of %s could not set case %s up again",
                        base != KB_PARTNER_READY ? ab->exe : ab->head.exe, case_name);
     return 0;

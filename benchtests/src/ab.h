@@ -38,7 +38,6 @@ typedef struct kb_ab_pair {
 typedef struct kb_ab_result {
     int base_status; /* kb_partner_case; -1: not asked (no partner); 0: not A/B mode */
     int base_asked;  /* the case was sent to the base, its answer not read yet */
-    int base_open;   /* the case is set up on the base and must be released */
     int head_ready;  /* this build's other processes set the case up */
     char base_why[512];
     double base_rmse, base_max_abs;

@@ -58,14 +58,12 @@ static int base_driver(const char *exe, const char **why, kb_err *err) {
  * that their start-up overlaps. */
 static int start_processes(kb_ab_setup *ab, const kb_options *opt, const char *self,
                            const char *manifest_path, const char *base_manifest_path, kb_err *err) {
-    char *args[16], seed[32];
-    kb_workers_args(args, ab->exe, opt->backend, opt->precision, base_manifest_path, opt->seed,
-                    seed, opt->full, opt->cold_cache);
-    if (kb_workers_start(&ab->base, ab->processes, ab->exe, args, err) != 0) return -1;
+    kb_worker_run run = {opt->backend, opt->precision, base_manifest_path,
+                         opt->seed,    opt->full,      opt->cold_cache};
+    if (kb_workers_start(&ab->base, ab->processes, ab->exe, &run, err) != 0) return -1;
     if (ab->processes == 1) return 0;
-    kb_workers_args(args, self, opt->backend, opt->precision, manifest_path, opt->seed, seed,
-                    opt->full, opt->cold_cache);
-    if (kb_workers_start(&ab->head, ab->processes - 1, self, args, err) == 0) return 0;
+    run.manifest = manifest_path;
+    if (kb_workers_start(&ab->head, ab->processes - 1, self, &run, err) == 0) return 0;
     kb_workers_stop(&ab->base);
     return -1;
 }

@@ -93,7 +93,6 @@ static kb_run_settings run_settings(const kb_options *o) {
                              .gate = o->gate,
                              .update = o->update,
                              .record_rounds = o->record_rounds,
-                             .record_processes = o->record_processes,
                              .confirm_pause_s = o->confirm_pause_s,
                              .cold_cache = o->cold_cache};
 }
@@ -500,11 +499,11 @@ static int check_given_file(const char *option, const char *path, kb_err *err) {
  * started here, once for every case of the test. */
 static int start_recorders(driver *d, const char *argv0, kb_err *err) {
     if (d->opt.record_processes < 2) return 0;
-    char self[KB_PATH_MAX], *args[16], seed[32];
+    char self[KB_PATH_MAX];
     kb_workers_self(argv0, self, sizeof self);
-    kb_workers_args(args, self, d->opt.backend, d->opt.precision, d->manifest.path, d->opt.seed,
-                    seed, d->opt.full, d->opt.cold_cache);
-    if (kb_workers_start(&d->recorders, d->opt.record_processes - 1, self, args, err) != 0)
+    const kb_worker_run run = {d->opt.backend, d->opt.precision, d->manifest.path,
+                               d->opt.seed,    d->opt.full,      d->opt.cold_cache};
+    if (kb_workers_start(&d->recorders, d->opt.record_processes - 1, self, &run, err) != 0)
         return -1;
     d->ctx.recorders = &d->recorders;
     return 0;

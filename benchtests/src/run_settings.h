@@ -15,7 +15,6 @@ typedef struct kb_run_settings {
     kb_gate_cfg gate;       /* tolerances, confirmation rounds, A/B pair limits */
     int update;             /* record the baseline instead of gating latency */
     int record_rounds;      /* rounds measured when recording; the fastest is kept */
-    int record_processes;   /* processes those rounds are spread over (workers.h) */
     double confirm_pause_s; /* pause before the first confirmation round, doubling */
     int cold_cache;         /* flush the caches before every timed call */
 } kb_run_settings;

@@ -14,53 +14,42 @@ const char *kb_workers_self(const char *argv0, char *path, size_t size) {
     return path;
 }
 
-void kb_workers_args(char *args[16], const char *exe, const char *backend, const char *precision,
-                     const char *manifest, unsigned long long seed, char seed_text[32], int full,
-                     int cold_cache) {
-    snprintf(seed_text, 32, "%llu", seed);
-    int n = 0;
-    args[n++] = (char *)exe;
-    args[n++] = "--partner";
-    args[n++] = "--backend";
-    args[n++] = (char *)backend;
-    args[n++] = "--precision";
-    args[n++] = (char *)precision;
-    args[n++] = "--manifest";
-    args[n++] = (char *)manifest;
-    args[n++] = "--seed";
-    args[n++] = seed_text;
-    if (full) args[n++] = "--set", args[n++] = "full";
-    if (cold_cache) args[n++] = "--cold-cache";
-    args[n] = NULL;
-}
-
-/* A copy of args in w, for a restart. */
-static int keep_args(kb_workers *w, char *const args[], kb_err *err) {
-    size_t used = 0;
-    int i = 0;
-    for (; args[i]; ++i) {
-        size_t len = strlen(args[i]) + 1;
-        if (i + 1 >= (int)(sizeof w->args / sizeof *w->args) || used + len > sizeof w->argbuf)
-            return kb_fail(err, "driver %s: its worker's arguments are too long", w->exe);
-        memcpy(w->argbuf + used, args[i], len);
-        w->args[i] = w->argbuf + used;
-        used += len;
-    }
-    w->args[i] = NULL;
+/* Appends one word to w's arguments. */
+static int add_arg(kb_workers *w, int *n, size_t *used, const char *word, kb_err *err) {
+    const size_t len = strlen(word) + 1;
+    if (*n + 1 >= (int)(sizeof w->args / sizeof *w->args) || *used + len > sizeof w->argbuf)
+        return kb_fail(err, "driver %s: its worker's arguments are too long", w->exe);
+    memcpy(w->argbuf + *used, word, len);
+    w->args[(*n)++] = w->argbuf + *used;
+    w->args[*n] = NULL;
+    *used += len;
     return 0;
 }
 
-int kb_workers_start(kb_workers *w, int n, const char *exe, char *const args[], kb_err *err) {
-    memset(w, 0, sizeof *w);
-    snprintf(w->exe, sizeof w->exe, "%s", exe);
-    if (n < 1 || n > KB_MAX_WORKERS)
-        return kb_fail(err, "%d worker processes asked for (1 to %d)", n, KB_MAX_WORKERS);
-    if (keep_args(w, args, err) != 0) return -1;
-    w->started = n;
-    args = w->args;
+/* The worker's command line, kept in w for a restart: its driver,
+ * --partner, and what makes it measure the same cases the same way. */
+static int make_args(kb_workers *w, const kb_worker_run *run, kb_err *err) {
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", run->seed);
+    const char *words[] = {w->exe,         "--partner",  "--backend",   run->backend, "--precision",
+                           run->precision, "--manifest", run->manifest, "--seed",     seed};
+    int n = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < sizeof words / sizeof *words; ++i)
+        if (add_arg(w, &n, &used, words[i], err) != 0) return -1;
+    if (run->full &&
+        (add_arg(w, &n, &used, "--set", err) != 0 || add_arg(w, &n, &used, "full", err) != 0))
+        return -1;
+    return run->cold_cache ? add_arg(w, &n, &used, "--cold-cache", err) : 0;
+}
+
+/* Spawns w->started workers from the arguments kept in w, all at once, then
+ * reads their greetings, so that their start-up overlaps; every one spawned
+ * is greeted or stopped, also after a failure. */
+static int launch(kb_workers *w, kb_err *err) {
     int spawned = 0, rc = 0;
-    while (spawned < n && rc == 0) rc = kb_partner_spawn(&w->p[spawned++], exe, args, err);
-    /* every one spawned is greeted or stopped, also after a failure */
+    while (spawned < w->started && rc == 0)
+        rc = kb_partner_spawn(&w->p[spawned++], w->exe, w->args, err);
     for (int i = 0; i < spawned; ++i) {
         kb_err local;
         if (rc == 0 && kb_partner_greet(&w->p[i], &local) != 0) {
@@ -75,16 +64,20 @@ int kb_workers_start(kb_workers *w, int n, const char *exe, char *const args[], 
     return rc;
 }
 
+int kb_workers_start(kb_workers *w, int n, const char *exe, const kb_worker_run *run, kb_err *err) {
+    memset(w, 0, sizeof *w);
+    snprintf(w->exe, sizeof w->exe, "%s", exe);
+    if (n < 1 || n > KB_MAX_WORKERS)
+        return kb_fail(err, "%d worker processes asked for (1 to %d)", n, KB_MAX_WORKERS);
+    if (make_args(w, run, err) != 0) return -1;
+    w->started = n;
+    return launch(w, err);
+}
+
 int kb_workers_restart(kb_workers *w, kb_err *err) {
     if (w->started == 0) return 0;
-    static kb_workers fresh; /* one restart at a time, from one thread */
-    char *args[17];
     kb_workers_stop(w);
-    memcpy(&fresh, w, sizeof fresh); /* the arguments survive the restart's reset */
-    /* the same words, in the copy's buffer (w's is cleared by the start) */
-    for (int i = 0; i < 17; ++i)
-        args[i] = fresh.args[i] ? fresh.argbuf + (fresh.args[i] - w->argbuf) : NULL;
-    return kb_workers_start(w, fresh.started, fresh.exe, args, err);
+    return launch(w, err);
 }
 
 int kb_workers_case_send(kb_workers *w, const char *variant, const char *case_name, kb_err *err) {
@@ -130,11 +123,8 @@ int kb_workers_case_reply(kb_workers *w, kb_partner_case *status, double *rmse, 
     }
     /* set up on all or none: a disagreement releases those that set it up */
     w->open = ready > 0;
-    if (rc != 0 && w->open) {
-        kb_err ignored;
-        for (int i = 0; i < w->n; ++i) (void)kb_partner_case_close(&w->p[i], &ignored);
-        w->open = 0;
-    }
+    kb_err ignored;
+    if (rc != 0) (void)kb_workers_case_close(w, &ignored);
     return rc;
 }
 

@@ -27,22 +27,24 @@ typedef struct kb_workers {
     char argbuf[8192];
 } kb_workers;
 
-/* The arguments a worker of this run is started with (NULL-terminated into
- * args, at most 16 words): its driver, --partner, and what makes it measure
- * the same cases the same way (backend, precision, manifest, seed, case
- * set, cold cache). `seed` is scratch for the number's text. */
-void kb_workers_args(char *args[16], const char *exe, const char *backend, const char *precision,
-                     const char *manifest, unsigned long long seed, char seed_text[32], int full,
-                     int cold_cache);
+/* What a worker measures, so that it measures the same cases the same way
+ * as the process that starts it. */
+typedef struct kb_worker_run {
+    const char *backend, *precision, *manifest;
+    unsigned long long seed;
+    int full;       /* the manifest's "full" case set */
+    int cold_cache; /* --cold-cache */
+} kb_worker_run;
 
 /* This driver's own executable (/proc/self/exe; argv0 where that cannot be
  * read) into path: the driver this build's workers run. */
 const char *kb_workers_self(const char *argv0, char *path, size_t size);
 
-/* Starts n workers of `exe` (n <= KB_MAX_WORKERS), all at once, then reads
- * their greetings, so that their start-up (a GPU context each) overlaps.
- * 0, or -1 with a message; none is left running on failure. */
-int kb_workers_start(kb_workers *w, int n, const char *exe, char *const args[], kb_err *err);
+/* Starts n workers: `exe --partner` with run's settings (n <=
+ * KB_MAX_WORKERS), all at once, then reads their greetings, so that their
+ * start-up (a GPU context each) overlaps; the arguments are kept for a
+ * restart. 0, or -1 with a message; none is left running on failure. */
+int kb_workers_start(kb_workers *w, int n, const char *exe, const kb_worker_run *run, kb_err *err);
 
 /* Stops the workers and starts as many new ones the same way: fresh
  * processes, each with a placement of its own. 0, or -1 with a message. */
