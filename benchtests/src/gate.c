@@ -40,16 +40,38 @@ static double relative_spread(const double *ms, int n) {
     return (s.p90 - s.p10) / s.median;
 }
 
-/* (max - min) / min of the baseline's recorded round medians: how far the
- * case wandered between rounds while it was recorded. */
-static double round_spread(const kb_baseline_entry *base) {
-    if (base->n_rounds < 2) return 0.0;
-    double lo = base->round_medians_ms[0], hi = lo;
-    for (int i = 1; i < base->n_rounds; ++i) {
-        if (base->round_medians_ms[i] < lo) lo = base->round_medians_ms[i];
-        if (base->round_medians_ms[i] > hi) hi = base->round_medians_ms[i];
+/* (max - min) / min of round medians: how far a case wandered between
+ * rounds. */
+static double medians_spread(const double *medians, int n) {
+    if (n < 2) return 0.0;
+    double lo = medians[0], hi = lo;
+    for (int i = 1; i < n; ++i) {
+        if (medians[i] < lo) lo = medians[i];
+        if (medians[i] > hi) hi = medians[i];
     }
-    return (hi - lo) / lo;
+    return lo > 0.0 ? (hi - lo) / lo : 0.0;
+}
+
+static double round_spread(const kb_baseline_entry *base) {
+    return medians_spread(base->round_medians_ms, base->n_rounds);
+}
+
+/* The noise a recording holds: half the wider of the spread between its
+ * round medians and the kept round's p10-p90 spread. The recording judges
+ * its rounds by it and the gate reads it back from the baseline, so both
+ * come from this one function. */
+static double recorded_noise(const double *kept_ms, int n_kept, const double *medians,
+                             int n_medians) {
+    double between = medians_spread(medians, n_medians);
+    double within = relative_spread(kept_ms, n_kept);
+    return 0.5 * (between > within ? between : within);
+}
+
+double kb_gate_case_tolerance(const kb_gate_cfg *cfg, const kb_baseline_entry *base) {
+    double noise = base ? recorded_noise(base->samples_ms, base->n_samples, base->round_medians_ms,
+                                         base->n_rounds)
+                        : 0.0;
+    return noise > cfg->latency_tol ? noise : cfg->latency_tol;
 }
 
 static double widest(double a, double b, double c) {
@@ -77,7 +99,8 @@ static kb_timing rounds_timing(const kb_round *rounds, int n_rounds) {
 
 static kb_latency_decision decide(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                   const kb_baseline_entry *base, const char *hardware_id) {
-    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0, 1.0, KB_PROBE_N};
+    kb_latency_decision d = {KB_LAT_NO_BASELINE, 0, NAN, NAN, -1.0, 0.0, 1.0, KB_PROBE_N,
+                             cfg->latency_tol};
     for (int i = 1; i < n_rounds; ++i)
         if (rounds[i].median < rounds[d.best].median) d.best = i;
     if (!base || n_rounds == 0) return d;
@@ -87,7 +110,8 @@ static kb_latency_decision decide(const kb_gate_cfg *cfg, const kb_round *rounds
         d.verdict = KB_LAT_OTHER_HARDWARE;
         return d;
     }
-    double limit = 1.0 + cfg->latency_tol;
+    d.tolerance = kb_gate_case_tolerance(cfg, base);
+    double limit = 1.0 + d.tolerance;
     if (d.ratio <= limit) {
         d.verdict = n_rounds == 1 ? KB_LAT_OK : KB_LAT_CLEARED;
         return d;
@@ -99,7 +123,7 @@ static kb_latency_decision decide(const kb_gate_cfg *cfg, const kb_round *rounds
     double spread_now = relative_spread(rounds[d.best].ms, rounds[d.best].n);
     double spread_base = relative_spread(base->samples_ms, base->n_samples);
     d.noise = 0.5 * widest(spread_now, spread_base, round_spread(base));
-    d.p_value = significance(&rounds[d.best], base, cfg->latency_tol);
+    d.p_value = significance(&rounds[d.best], base, d.tolerance);
     if (!(d.ratio > limit + d.noise && d.p_value < cfg->alpha) ||
         rounds[d.best].disturbed_kept > 0) {
         d.verdict = KB_LAT_INCONCLUSIVE;
@@ -144,18 +168,18 @@ int kb_gate_record_best(const kb_round *rounds, const int *process, int n_rounds
     return n > 0 ? best[(n - 1) / 2] : 0;
 }
 
-double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds, int best,
-                            int *too_noisy) {
-    double lo = rounds[0].median, hi = lo;
-    for (int i = 1; i < n_rounds; ++i) {
-        if (rounds[i].median < lo) lo = rounds[i].median;
-        if (rounds[i].median > hi) hi = rounds[i].median;
-    }
-    double between = lo > 0.0 ? (hi - lo) / lo : 0.0;
-    double within = relative_spread(rounds[best].ms, rounds[best].n);
-    double noise = 0.5 * (between > within ? between : within);
-    *too_noisy = !(noise <= cfg->latency_tol);
-    return noise;
+double kb_gate_round_drift(const kb_round *rounds, int n_rounds) {
+    double medians[KB_MAX_ROUNDS];
+    int n = n_rounds < KB_MAX_ROUNDS ? n_rounds : KB_MAX_ROUNDS;
+    for (int i = 0; i < n; ++i) medians[i] = rounds[i].median;
+    return 0.5 * medians_spread(medians, n);
+}
+
+double kb_gate_record_noise(const kb_round *rounds, int n_rounds, int best) {
+    double medians[KB_MAX_ROUNDS];
+    int n = n_rounds < KB_MAX_ROUNDS ? n_rounds : KB_MAX_ROUNDS;
+    for (int i = 0; i < n; ++i) medians[i] = rounds[i].median;
+    return recorded_noise(rounds[best].ms, rounds[best].n, medians, n);
 }
 
 kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, double spread,

@@ -56,26 +56,23 @@ typedef struct kb_latency_decision {
     double noise;       /* half the widest spread: see kb_gate_latency */
     double drift;       /* how much slower the machine is (kb_machine_drift; 1 when unknown) */
     kb_probe_kind drift_probe; /* the figure that said so; KB_PROBE_N when none */
+    double tolerance;          /* the slowdown the case was allowed (kb_gate_case_tolerance) */
 } kb_latency_decision;
 
 /* Decides on the rounds measured so far. base may be NULL (no baseline).
  * A slowdown fails only when the first round and every confirmation round
- * exceed the tolerance, the best round exceeds it by more than the case's
- * own noise (half the widest of: the relative p10-p90 spread of the best
- * round's samples, that of the baseline's samples, and the relative spread
- * of the baseline's recorded round medians), and the best round is
- * significantly slower
- * than the baseline's samples scaled by (1 + tolerance), and the best round
- * holds no disturbed samples (a round that had to keep them measured the
- * neighbour as much as the kernel: inconclusive). When the machine is
- * slower than at recording by more than the tolerance, by the probe figures
- * of the bound the baseline recorded (kb_machine_drift), the slowdown must
- * also hold after dividing the ratio by the machine's; if it does not, the
- * verdict is KB_LAT_MACHINE_DRIFT. A baseline recorded on other hardware
- * is not gated (KB_LAT_OTHER_HARDWARE); nor is a slowdown (a regression,
- * inconclusive or machine drift) whose rounds were timed in a way that
- * takes longer than the baseline's (GPU calls unheld against held ones,
- * timing.h): KB_LAT_OTHER_TIMING. */
+ * exceed the case's tolerance (kb_gate_case_tolerance), the best round exceeds it by more than the
+ * case's own noise (half the widest of: the relative p10-p90 spread of the best round's samples,
+ * that of the baseline's samples, and the relative spread of the baseline's recorded round
+ * medians), and the best round is significantly slower than the baseline's samples scaled by (1 +
+ * tolerance), and the best round holds no disturbed samples (a round that had to keep them measured
+ * the neighbour as much as the kernel: inconclusive). When the machine is slower than at recording
+ * by more than the tolerance, by the probe figures of the bound the baseline recorded
+ * (kb_machine_drift), the slowdown must also hold after dividing the ratio by the machine's; if it
+ * does not, the verdict is KB_LAT_MACHINE_DRIFT. A baseline recorded on other hardware is not gated
+ * (KB_LAT_OTHER_HARDWARE); nor is a slowdown (a regression, inconclusive or machine drift) whose
+ * rounds were timed in a way that takes longer than the baseline's (GPU calls unheld against held
+ * ones, timing.h): KB_LAT_OTHER_TIMING. */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);
 
@@ -87,14 +84,21 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
  * process that is its fastest round. */
 int kb_gate_record_best(const kb_round *rounds, const int *process, int n_rounds);
 
-/* Whether rounds about to be recorded are steady enough to gate against:
- * the noise the gate would later grant the case from the baseline alone
- * (half the wider of the best round's p10-p90 spread and the spread of the
- * round medians) must not exceed the tolerance, or a slowdown of twice the
- * tolerance could pass as noise. Returns that noise; *too_noisy is set when
- * it exceeds the tolerance. */
-double kb_gate_record_noise(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds, int best,
-                            int *too_noisy);
+/* The noise a recording's rounds hold, which the gate will grant the case
+ * from its baseline alone: half the wider of the spread of the round
+ * medians and the kept round's (`best`) p10-p90 spread. */
+double kb_gate_record_noise(const kb_round *rounds, int n_rounds, int best);
+
+/* The part of that noise that is drift between rounds: half the relative
+ * range of the round medians. A/B mode's interleaved pairs cancel it. */
+double kb_gate_round_drift(const kb_round *rounds, int n_rounds);
+
+/* The slowdown a case is allowed against its baseline: the configured
+ * tolerance, or the noise the baseline was recorded with when that is
+ * larger. A recording on a noisy machine keeps every case, and each then
+ * gates as finely as its own rounds allow, no finer (docs/gate.md). With no
+ * baseline, the configured tolerance. */
+double kb_gate_case_tolerance(const kb_gate_cfg *cfg, const kb_baseline_entry *base);
 
 /* The A/B decision on n paired ratios (head median / base median, one per
  * pair of interleaved rounds): their median and its distribution-free 95 %

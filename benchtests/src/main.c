@@ -275,7 +275,20 @@ static int setup(driver *d, int argc, char **argv, kb_err *err) {
 static int record(driver *d, kb_case_result *res, int n, const cJSON *env, kb_err *err) {
     int recorded = kb_baseline_record(d->baseline_path, &d->ctx, d->profile, res, n, env, err);
     if (recorded < 0) return -1;
-    printf("recorded %d of %d cases into %s\n", recorded, n, d->baseline_path);
+    const double tol = d->settings.gate.latency_tol;
+    int coarse = 0, coarsest = -1;
+    for (int i = 0; i < n; ++i)
+        if (res[i].lat.verdict == KB_LAT_RECORDED && res[i].lat.tolerance > tol) {
+            ++coarse;
+            if (coarsest < 0 || res[i].lat.tolerance > res[coarsest].lat.tolerance) coarsest = i;
+        }
+    printf("recorded %d of %d cases into %s", recorded, n, d->baseline_path);
+    if (coarse > 0)
+        printf("; %d gate coarser than the %.0f %% tolerance, their rounds being noisier "
+               "(coarsest %.1f %%: %s %s)",
+               coarse, 100.0 * tol, 100.0 * res[coarsest].lat.tolerance, res[coarsest].c->name,
+               res[coarsest].variant);
+    printf("\n");
     return 0;
 }
 

@@ -87,19 +87,6 @@ static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_resul
             (1.0 + tol) * (1.0 + spread), 100.0 * tol, 100.0 * spread, ab->processes);
 }
 
-/* Update mode: rounds too noisy to become a baseline. */
-static void print_too_noisy(FILE *f, const kb_run_ctx *ctx, const kb_case_result *r) {
-    fprintf(f, "  recording:  not recorded: round medians ");
-    for (int i = 0; i < r->n_rounds; ++i) fprintf(f, "%s%.4f", i ? ", " : "", r->rounds[i].median);
-    fprintf(f,
-            " ms; the gate would grant this case %.1f %% of noise (half the wider of the "
-            "rounds' spread and the best round's p10-p90), more than the tolerance (%.1f %%), "
-            "so a slowdown of twice the tolerance could pass\n"
-            "  rule:       record on a quieter machine, or with the tolerance the baseline "
-            "is meant for (--latency-tolerance)\n",
-            100.0 * r->record_noise, 100.0 * ctx->settings->gate.latency_tol);
-}
-
 static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
     const kb_run_ctx *ctx = rep->ctx;
     fprintf(f, "\n---- FAILED %s  case %s  variant %s\n", rep->test_name, r->c->name, r->variant);
@@ -127,12 +114,11 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
                 "(%.1f %%) and slower than the baseline's samples x %.2f "
                 "(Mann-Whitney p = %.2g < %.2g); machine slower x%.3f by its probe "
                 "(allowed for beyond x%.2f)\n",
-                1.0 + ctx->settings->gate.latency_tol, ctx->settings->gate.confirm_rounds,
-                100.0 * r->lat.noise, 1.0 + ctx->settings->gate.latency_tol, r->lat.p_value,
-                ctx->settings->gate.alpha, r->lat.drift, 1.0 + ctx->settings->gate.latency_tol);
+                1.0 + r->lat.tolerance, ctx->settings->gate.confirm_rounds, 100.0 * r->lat.noise,
+                1.0 + r->lat.tolerance, r->lat.p_value, ctx->settings->gate.alpha, r->lat.drift,
+                1.0 + r->lat.tolerance);
         fprintf(f, "  baseline:   %s\n", rep->baseline_path);
     }
-    if (r->lat.verdict == KB_LAT_TOO_NOISY) print_too_noisy(f, ctx, r);
 }
 
 int kb_report_failures(FILE *f, const kb_report *rep) {

@@ -224,8 +224,16 @@ static cJSON *case_json(const kb_case_result *r, int ab) {
         if (r->lat.drift_probe != KB_PROBE_N)
             cJSON_AddStringToObject(lat, "drift_probe", kb_probe_name(r->lat.drift_probe));
     }
-    if (r->lat.verdict == KB_LAT_RECORDED || r->lat.verdict == KB_LAT_TOO_NOISY) {
+    /* the slowdown the case is allowed: from its baseline, or, recorded, the
+     * one its new baseline will allow (A/B has its own rule: ab) */
+    if ((r->has_base && !ab) || r->lat.verdict == KB_LAT_RECORDED)
+        cJSON_AddNumberToObject(lat, "tolerance", r->lat.tolerance);
+    if (r->lat.verdict == KB_LAT_RECORDED) {
         cJSON_AddNumberToObject(lat, "record_noise", r->record_noise);
+        cJSON_AddNumberToObject(lat, "record_drift", r->record_drift);
+        cJSON_AddItemToObject(lat, "attempt_noise",
+                              cJSON_CreateDoubleArray(r->attempt_noise, r->record_attempts));
+        cJSON_AddNumberToObject(lat, "kept_attempt", r->kept_attempt);
         cJSON_AddStringToObject(lat, "bound", kb_bound_name(r->bound));
         cJSON_AddNumberToObject(lat, "intensity", r->intensity);
         cJSON_AddNumberToObject(lat, "balance", r->balance);

@@ -61,6 +61,28 @@ static void print_device_notes(FILE *f, const kb_case_result *r) {
                 best->disturbed_kept);
 }
 
+/* A case that gates, or will gate once recorded, coarser than the
+ * configured tolerance: how coarse, and why (its rounds' noise). */
+static void print_tolerance_note(FILE *f, const kb_report *rep, const kb_case_result *r) {
+    const double tol = rep->ctx->settings->gate.latency_tol;
+    if (r->error || r->skipped || rep->ctx->ab || !(r->lat.tolerance > tol)) return;
+    if (r->lat.verdict == KB_LAT_RECORDED) {
+        fprintf(f, "  %s %s: recorded to gate at %.1f %%, not %.0f %%: the noise of its rounds",
+                r->c->name, r->variant, 100.0 * r->lat.tolerance, 100.0 * tol);
+        if (r->record_attempts > 1) {
+            fprintf(f, " (attempts' noise");
+            for (int a = 0; a < r->record_attempts; ++a)
+                fprintf(f, "%s %.1f %%", a ? "," : "", 100.0 * r->attempt_noise[a]);
+            fprintf(f, "; attempt %d kept)", r->kept_attempt + 1);
+        }
+        fprintf(f, "\n");
+    } else if (r->has_base) {
+        fprintf(
+            f, "  %s %s: gated at %.1f %%, not %.0f %%: the noise its baseline was recorded with\n",
+            r->c->name, r->variant, 100.0 * r->lat.tolerance, 100.0 * tol);
+    }
+}
+
 /* A variant against the one it is compared with: speedup and traffic. */
 static void print_comparison(FILE *f, const kb_case_result *r) {
     if (!r->cmp.with) return;
@@ -118,4 +140,5 @@ void kb_report_table(FILE *f, const kb_report *rep) {
     for (int i = 0; i < rep->n_results; ++i) print_row(f, &rep->results[i]);
     for (int i = 0; i < rep->n_results; ++i) print_comparison(f, &rep->results[i]);
     for (int i = 0; i < rep->n_results; ++i) print_device_notes(f, &rep->results[i]);
+    for (int i = 0; i < rep->n_results; ++i) print_tolerance_note(f, rep, &rep->results[i]);
 }

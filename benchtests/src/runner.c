@@ -471,10 +471,57 @@ static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_res
     return 0;
 }
 
+/* The noise of one recording attempt: rounds [first, first + n). */
+static double attempt_noise(const kb_case_result *r, int first, int n) {
+    kb_round rounds[KB_MAX_ROUNDS];
+    gate_rounds(r, rounds);
+    int best = kb_gate_record_best(rounds + first, r->round_process + first, n);
+    return kb_gate_record_noise(rounds + first, n, best);
+}
+
+/* Whether a recording measures another attempt after the one just ended:
+ * only when that one was noisier than the tolerance, rounds are left for a
+ * whole attempt, and the run has more than half its time limit ahead (the
+ * cases after this one need theirs). */
+static int another_attempt(const kb_run_ctx *ctx, kb_case_result *r) {
+    const int k = ctx->settings->record_rounds;
+    const double noise = attempt_noise(r, r->n_rounds - k, k);
+    r->attempt_noise[r->record_attempts++] = noise;
+    return noise > ctx->settings->gate.latency_tol && r->record_attempts < KB_RECORD_ATTEMPTS &&
+           r->n_rounds + k <= KB_MAX_ROUNDS && kb_watchdog_share_left() > 0.5;
+}
+
+/* Moves round `from` of the result to index `to` (its samples with it). */
+static void move_round(kb_case_result *r, int to, int from) {
+    r->rounds[to] = r->rounds[from];
+    r->probe[to] = r->probe[from];
+    r->round_cpu[to] = r->round_cpu[from];
+    r->power_w[to] = r->power_w[from];
+    r->energy_mj[to] = r->energy_mj[from];
+    r->round_timing[to] = r->round_timing[from];
+    r->round_process[to] = r->round_process[from];
+}
+
+/* Keeps the steadiest attempt's rounds (the first of equals) as the
+ * recording's, and frees the others'. */
+static void keep_steadiest(const kb_run_ctx *ctx, kb_case_result *r) {
+    const int k = ctx->settings->record_rounds;
+    int keep = 0;
+    for (int a = 1; a < r->record_attempts; ++a)
+        if (r->attempt_noise[a] < r->attempt_noise[keep]) keep = a;
+    r->kept_attempt = keep;
+    for (int i = 0; i < r->n_rounds; ++i)
+        if (i / k != keep) kb_samples_free(&r->rounds[i]);
+    for (int i = 0; i < k && keep > 0; ++i) move_round(r, i, keep * k + i);
+    r->n_rounds = k;
+}
+
 /* The recorded rounds: the machine as the baseline will hold it (each probe
- * figure's best over the rounds), what bounds the case on it, and whether
- * the rounds are steady enough to become the baseline. */
+ * figure's best over the rounds), what bounds the case on it, the round
+ * kept, the noise the rounds hold and the tolerance the case will therefore
+ * gate at (kb_gate_case_tolerance: never finer than the configured one). */
 static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
+    keep_steadiest(ctx, r);
     kb_probe_best(r->probe, r->n_rounds, &r->recorded_probe);
     r->bound = kb_bound_of(r->bytes, r->flops, &r->recorded_probe, &r->intensity, &r->balance);
     kb_round rounds[KB_MAX_ROUNDS];
@@ -483,20 +530,22 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
     for (int i = 0; i < r->n_rounds; ++i) seen |= 1u << r->round_process[i];
     r->processes = __builtin_popcount(seen);
     r->lat.best = kb_gate_record_best(rounds, r->round_process, r->n_rounds);
-    int too_noisy = 0;
-    r->record_noise =
-        kb_gate_record_noise(&ctx->settings->gate, rounds, r->n_rounds, r->lat.best, &too_noisy);
-    r->lat.verdict = too_noisy ? KB_LAT_TOO_NOISY : KB_LAT_RECORDED;
+    r->record_noise = kb_gate_record_noise(rounds, r->n_rounds, r->lat.best);
+    r->record_drift = kb_gate_round_drift(rounds, r->n_rounds);
+    const double tol = ctx->settings->gate.latency_tol;
+    r->lat.tolerance = r->record_noise > tol ? r->record_noise : tol;
+    r->lat.verdict = KB_LAT_RECORDED;
 }
 
 /* Measures rounds until the gate decides. Recording measures record_rounds
  * rounds spaced in time, spread over processes (recorder_of), and keeps the
  * middle process's fastest (kb_gate_record_best; every round's median goes
  * into the baseline too: their spread tells the gate how far the case
- * wanders by itself and from one process to the next); gating re-measures a
- * suspected slowdown after growing pauses, so a burst of load on the machine
- * can pass. Either way each round after the first runs on the next CPU with
- * its buffers moved. */
+ * wanders by itself and from one process to the next); an attempt noisier
+ * than the tolerance is measured again after a longer pause
+ * (another_attempt). Gating re-measures a suspected slowdown after growing
+ * pauses, so a burst of load on the machine can pass. Either way each round
+ * after the first runs on the next CPU with its buffers moved. */
 static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, kb_err *err) {
     double pause = ctx->settings->confirm_pause_s;
     for (;;) {
@@ -504,11 +553,14 @@ static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, k
         if (w == 0 && r->n_rounds > 0 && place_round(ctx, tc, r, err) != 0) return -1;
         if (measure_and_decide(ctx, tc, r, w, err) != 0) return -1;
         if (ctx->settings->update) {
-            if (r->n_rounds >= ctx->settings->record_rounds) {
+            if (r->n_rounds % ctx->settings->record_rounds != 0) {
+                kb_sleep_s(ctx->settings->confirm_pause_s);
+            } else if (another_attempt(ctx, r)) {
+                kb_sleep_s(4.0 * ctx->settings->confirm_pause_s * r->record_attempts);
+            } else {
                 judge_recording(ctx, r);
                 return 0;
             }
-            kb_sleep_s(ctx->settings->confirm_pause_s);
             continue;
         }
         if (r->lat.verdict != KB_LAT_PENDING || r->n_rounds == KB_MAX_ROUNDS) return 0;

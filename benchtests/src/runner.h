@@ -39,6 +39,10 @@ typedef struct kb_comparison {
     double bytes_saved; /* 1 - this bytes / other bytes (memory-traffic reduction) */
 } kb_comparison;
 
+/* A recording whose rounds are noisier than the tolerance is measured again
+ * after a pause, up to this many attempts in all; the steadiest is kept. */
+#define KB_RECORD_ATTEMPTS 3
+
 typedef struct kb_case_result {
     const kb_case *c;
     const char *impl_variant; /* the implementation's variant */
@@ -75,7 +79,11 @@ typedef struct kb_case_result {
     kb_bound bound;      /* update mode: what bounds the case on this machine (machine.h) */
     double intensity;    /* its flops per byte */
     double balance;      /* the machine's multiply-add GFLOP/s per streaming GB/s; 0 = unknown */
-    double record_noise; /* update mode: kb_gate_record_noise */
+    double record_noise; /* update mode: kb_gate_record_noise of the kept attempt */
+    double record_drift; /* and the part of it that is drift between rounds */
+    int record_attempts; /* update mode: attempts measured (KB_RECORD_ATTEMPTS at most) */
+    double attempt_noise[KB_RECORD_ATTEMPTS]; /* and the noise of each */
+    int kept_attempt;                         /* the one recorded (0-based) */
     int round_process[KB_MAX_ROUNDS]; /* update mode: which process measured each round (0: this
                                          one) */
     int processes;                    /* update mode: how many processes measured the rounds */

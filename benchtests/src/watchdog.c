@@ -20,6 +20,7 @@ static struct {
     pthread_cond_t wake;
     int stopping, running;
     double deadline; /* CLOCK_MONOTONIC seconds; 0: none */
+    double started;  /* when the limit began */
     kb_stage stage;
     double stage_t0;
     double stage_s[KB_STAGE_COUNT];
@@ -100,7 +101,8 @@ int kb_watchdog_start(double timeout_s, kb_err *err) {
     wd.stage_t0 = now_s();
     pthread_mutex_unlock(&wd.lock);
     if (timeout_s <= 0.0) return 0;
-    wd.deadline = now_s() + timeout_s - kb_watchdog_margin(timeout_s);
+    wd.started = now_s();
+    wd.deadline = wd.started + timeout_s - kb_watchdog_margin(timeout_s);
     pthread_condattr_t attr;
     pthread_condattr_init(&attr);
     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -192,4 +194,10 @@ void kb_watchdog_catch_crashes(void) {
         sigemptyset(&sa.sa_mask);
         sigaction(crash_signals[i].sig, &sa, NULL);
     }
+}
+
+double kb_watchdog_share_left(void) {
+    if (!(wd.deadline > 0.0)) return 1.0;
+    double left = (wd.deadline - now_s()) / (wd.deadline - wd.started);
+    return left > 0.0 ? left : 0.0;
 }

@@ -38,6 +38,11 @@ void kb_watchdog_stage(kb_stage s);
 
 kb_stage kb_watchdog_current(void);
 
+/* The share of the run's time limit still ahead, from 1 to 0 (1 when
+ * there is no limit): what optional work, such as measuring a noisy
+ * recording again, may still spend. */
+double kb_watchdog_share_left(void);
+
 /* Stops the thread (the run is over). */
 void kb_watchdog_stop(void);
 

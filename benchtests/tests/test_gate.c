@@ -376,26 +376,49 @@ static void test_compute_bound_follows_clock(void) {
     ASSERT_INT_EQ(d.drift_probe, KB_PROBE_CHAIN);
 }
 
-/* Recording: steady rounds pass; rounds whose medians spread by 30 %
- * (noise 15 %), or a best round whose samples spread by +-25 %, are too
- * noisy for a 10 % tolerance. */
+/* Recording: steady rounds hold little noise; rounds whose medians spread
+ * by 30 % hold 15 %, and a kept round whose samples spread by +-25 % about
+ * as much. */
 static void test_record_noise(void) {
-    kb_gate_cfg cfg = kb_gate_defaults();
-    int too_noisy = -1;
     for (int i = 0; i < 3; ++i) make_round(i, 1.0 + 0.01 * i, 0.01);
-    double noise = kb_gate_record_noise(&cfg, rounds, 3, 0, &too_noisy);
-    ASSERT_INT_EQ(too_noisy, 0);
+    double noise = kb_gate_record_noise(rounds, 3, 0);
     ASSERT(noise < 0.02);
     make_round(2, 1.3, 0.01);
-    noise = kb_gate_record_noise(&cfg, rounds, 3, 0, &too_noisy);
-    ASSERT_INT_EQ(too_noisy, 1);
+    noise = kb_gate_record_noise(rounds, 3, 0);
     ASSERT(noise > 0.14 && noise < 0.16);
     make_round(2, 1.0, 0.25);
-    kb_gate_record_noise(&cfg, rounds, 3, 2, &too_noisy);
-    ASSERT_INT_EQ(too_noisy, 1);
-    cfg.latency_tol = 0.5; /* a baseline meant for a 50 % tolerance may be that noisy */
-    kb_gate_record_noise(&cfg, rounds, 3, 2, &too_noisy);
-    ASSERT_INT_EQ(too_noisy, 0);
+    noise = kb_gate_record_noise(rounds, 3, 2);
+    ASSERT(noise > 0.2 && noise < 0.25);
+}
+
+/* A baseline recorded with 30 % of noise gates at 30 %, read back from the
+ * baseline itself (its kept round's samples and its round medians) exactly
+ * as the recording judged them: a x1.25 slowdown is within it, a x2 one is
+ * not. A steady baseline gates at the configured tolerance, never finer. */
+static void test_case_tolerance(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    double medians[3] = {1.0, 1.6, 1.2};
+    make_base();
+    ASSERT_NEAR(kb_gate_case_tolerance(&cfg, &base), 0.10, 0);
+    ASSERT_NEAR(kb_gate_case_tolerance(&cfg, NULL), 0.10, 0);
+    base.round_medians_ms = medians;
+    base.n_rounds = 3;
+    ASSERT_NEAR(kb_gate_case_tolerance(&cfg, &base), 0.30, 1e-12);
+    for (int i = 0; i < 3; ++i) make_round(i, medians[i], 0.01);
+    for (int i = 0; i < 3; ++i) rounds[i].median = medians[i];
+    memcpy(base_ms, round_ms[0], N_ROUND * sizeof *base_ms); /* the kept round's samples */
+    base.n_samples = N_ROUND;
+    ASSERT_NEAR(kb_gate_record_noise(rounds, 3, 0), 0.30, 1e-12);
+    kb_latency_decision d;
+    for (int i = 0; i < 4; ++i) make_round(i, 1.25, 0.01);
+    ASSERT_INT_EQ(decide(1, &d), KB_LAT_OK);
+    ASSERT_NEAR(d.tolerance, 0.30, 1e-12);
+    for (int i = 0; i < 4; ++i) make_round(i, 2.0, 0.01);
+    ASSERT_INT_EQ(decide(4, &d), KB_LAT_REGRESSION);
+    cfg.latency_tol = 0.5; /* a coarser configured tolerance wins */
+    ASSERT_NEAR(kb_gate_case_tolerance(&cfg, &base), 0.5, 0);
+    base.round_medians_ms = NULL;
+    base.n_rounds = 0;
 }
 
 static void test_5_percent_slower_ok(void) {
@@ -771,6 +794,7 @@ int main(void) {
     RUN_TEST(test_memory_bound_follows_copy);
     RUN_TEST(test_compute_bound_follows_clock);
     RUN_TEST(test_record_noise);
+    RUN_TEST(test_case_tolerance);
     RUN_TEST(test_5_percent_slower_ok);
     RUN_TEST(test_bimodal_overlap_inconclusive);
     RUN_TEST(test_no_baseline);
