@@ -23,18 +23,22 @@
 #                          under memcheck only, so CDash counts each test once)
 #   KBENCH_SUBMIT=OFF      run everything, submit nothing
 #   KBENCH_SUBMIT_RETRIES, KBENCH_SUBMIT_RETRY_DELAY   per-file retries after no
-#                          answer or a 5xx (3, 10 s); none after a 4xx
+#                          answer, a 5xx or an answer that is not CDash's (3,
+#                          10 s); none after a 4xx or CDash's <status>ERROR</status>
 # The submit URL is CTestConfig.cmake's (KBENCH_CDASH_SUBMIT_URL) and must name
 # the CDash project (?project=...): CDash reads it from nowhere else. The token is
 # read from the environment only (KBENCH_CDASH_TOKEN), sent as an
 # "Authorization: Bearer" header, and never printed.
 #
-# Exit status: 0 when every step worked and every test passed; otherwise the
-# script still submits what it has, then fails naming the steps that did not.
+# Exit status: 0 when every step worked, every test passed and CDash answered
+# <status>OK</status> to every file; otherwise the script still submits what it
+# has, then fails naming the steps that did not and, for each part not taken,
+# what the server answered.
 
 cmake_minimum_required(VERSION 3.25)
 include("${CMAKE_CURRENT_LIST_DIR}/dashboard_settings.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/dashboard_steps.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/dashboard_submit.cmake")
 
 set(CTEST_SOURCE_DIRECTORY "${KBENCH_SOURCE_DIR}")
 set(CTEST_BINARY_DIRECTORY "${KBENCH_BINARY_DIR}")

@@ -1,6 +1,7 @@
-# The steps of dashboard.cmake, one function each. State shared between them
-# (the uploads, the parts that could not be submitted) lives in global
-# properties, so it survives function scopes.
+# The steps of dashboard.cmake, one function each (the submission is in
+# dashboard_submit.cmake). State shared between them (the uploads, the parts
+# that could not be submitted) lives in global properties, so it survives
+# function scopes.
 
 # A fresh tree starts from KBENCH_INITIAL_CACHE plus the backends (a cache
 # line, because a ;-list cannot travel through ctest_configure's OPTIONS). A
@@ -78,95 +79,6 @@ function(_kb_configure_options out)
   set(options "-DCMAKE_BUILD_TYPE=${KBENCH_BUILD_TYPE}" "-DKBENCH_COVERAGE=${KBENCH_COVERAGE}"
     ${KBENCH_CONFIGURE_OPTIONS})
   set(${out} "${options}" PARENT_SCOPE)
-endfunction()
-
-# Submits the parts named (those that exist), each on its own and, where a
-# part has several files (Coverage, MemCheck), one file at a time, so that a
-# retry resends only what was refused.
-function(_kb_submit)
-  if(NOT KBENCH_SUBMIT)
-    return()
-  endif()
-  foreach(part IN LISTS ARGN)
-    if(part STREQUAL "MemCheck")
-      _kb_submit_files(DynamicAnalysis.xml DynamicAnalysis-Test.xml)
-    elseif(part STREQUAL "Coverage")
-      _kb_submit_files(Coverage.xml CoverageLog-*.xml)
-    else()
-      _kb_submit_request(${part} PARTS ${part})
-    endif()
-  endforeach()
-endfunction()
-
-# The files of this build's Testing/<tag>/ matching the names (globs) given,
-# each submitted on its own.
-function(_kb_submit_files)
-  _kb_tag(tag)
-  set(dir "${CTEST_BINARY_DIRECTORY}/Testing/${tag}")
-  foreach(pattern IN LISTS ARGN)
-    file(GLOB files LIST_DIRECTORIES false "${dir}/${pattern}")
-    list(SORT files COMPARE NATURAL)
-    foreach(file IN LISTS files)
-      get_filename_component(name "${file}" NAME_WE)
-      _kb_submit_request(${name} FILES "${file}")
-    endforeach()
-  endforeach()
-endfunction()
-
-# The tag ctest_start gave this build (the name of its folder in Testing/).
-function(_kb_tag out)
-  file(STRINGS "${CTEST_BINARY_DIRECTORY}/Testing/TAG" tag LIMIT_COUNT 1)
-  set(${out} "${tag}" PARENT_SCOPE)
-endfunction()
-
-# One ctest_submit (the arguments after `what`), with the token header. CTest
-# retries a refused file whatever the HTTP status (RETRY_COUNT), so the
-# retries are made here: up to KBENCH_SUBMIT_RETRIES more attempts after
-# connection failures and 5xx answers, none after a 4xx answer (a wrong
-# token, project or checksum is refused again). A part that could not be
-# submitted fails the run at the end.
-function(_kb_submit_request what)
-  set(header "")
-  if(NOT "$ENV{KBENCH_CDASH_TOKEN}" STREQUAL "")
-    set(header HTTPHEADER "Authorization: Bearer $ENV{KBENCH_CDASH_TOKEN}")
-  endif()
-  _kb_tag(tag)
-  set(log "${CTEST_BINARY_DIRECTORY}/Testing/Temporary/LastSubmit_${tag}.log")
-  math(EXPR attempts "${KBENCH_SUBMIT_RETRIES} + 1")
-  foreach(attempt RANGE 1 ${attempts})
-    file(REMOVE "${log}")
-    ctest_submit(${ARGN} ${header} RETRY_COUNT 0 RETURN_VALUE rc CAPTURE_CMAKE_ERROR error)
-    if(rc EQUAL 0 AND NOT error EQUAL -1)
-      return()
-    endif()
-    _kb_http_status("${log}" status)
-    if(status MATCHES "^HTTP 4")
-      message("dashboard: the server refused ${what} with ${status}; not retrying: a 4xx "
-        "answer (token, project, checksum) does not change on a retry")
-      break()
-    elseif(attempt LESS attempts)
-      message("dashboard: submitting ${what} failed (${status}); retry ${attempt} of "
-        "${KBENCH_SUBMIT_RETRIES} in ${KBENCH_SUBMIT_RETRY_DELAY} s")
-      ctest_sleep(${KBENCH_SUBMIT_RETRY_DELAY})
-    endif()
-  endforeach()
-  message("dashboard: submitting ${what} failed")
-  set_property(GLOBAL APPEND PROPERTY KBENCH_SUBMIT_FAILED ${what})
-endfunction()
-
-# The HTTP status of the refused request in a ctest_submit's log (curl's
-# "The requested URL returned error: <status>", CTest 3.25); "no HTTP
-# status" when the server gave none (no connection, a timeout).
-function(_kb_http_status log out)
-  set(status "no HTTP status")
-  if(EXISTS "${log}")
-    file(STRINGS "${log}" lines REGEX "returned error: [0-9][0-9][0-9]")
-    foreach(line IN LISTS lines)
-      string(REGEX MATCH "returned error: ([0-9][0-9][0-9])" found "${line}")
-      set(status "HTTP ${CMAKE_MATCH_1}")
-    endforeach()
-  endif()
-  set(${out} "${status}" PARENT_SCOPE)
 endfunction()
 
 # A GPU backend's tests get a resource spec naming their GPU
@@ -359,11 +271,10 @@ function(_kb_finish failed)
   endif()
   _kb_submit(Upload Done)
   get_property(steps GLOBAL PROPERTY KBENCH_STEP_FAILED)
-  get_property(parts GLOBAL PROPERTY KBENCH_SUBMIT_FAILED)
+  _kb_submit_failures(parts)
   list(APPEND failed ${steps})
   list(REMOVE_ITEM failed "")
   if(parts)
-    list(JOIN parts ", " parts)
     list(APPEND failed "submission of ${parts}")
   endif()
   if(failed)

@@ -30,6 +30,15 @@ void kb_report_roofs(FILE *f, const kb_roofs *roofs);
 int kb_report_failures(FILE *f, const kb_report *rep);
 void kb_report_measurements(FILE *f, const kb_report *rep);
 
+/* A measurement is named `<prefix>.<figure>`, at most KB_MEASUREMENT_NAME_MAX
+ * characters (CDash 2.6's limit): figures have at most
+ * KB_MEASUREMENT_FIGURE_MAX, and the prefix, `<case>.<variant>`, is
+ * shortened to fit (docs/cdash.md, "Measurement names"). */
+#define KB_MEASUREMENT_NAME_MAX    40
+#define KB_MEASUREMENT_FIGURE_MAX  11
+#define KB_MEASUREMENT_VARIANT_MAX 12
+void kb_measurement_prefix(const char *case_name, const char *variant, char *out, size_t size);
+
 /* The full result as JSON (takes over env). */
 cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env);
 

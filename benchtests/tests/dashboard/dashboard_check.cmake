@@ -4,16 +4,20 @@
 #   2. run the dashboard (Experimental, cpu, coverage and memcheck on) over the
 #      harness's tests and two perf tests, with a random bearer token; the
 #      receiver refuses the first PUT, so the retry path runs;
-#   3. check_submission.py: every part arrived once with its MD5 and the
+#   3. check_submission.py: every part was accepted once with its MD5 and the
 #      token, each test once, every perf test with all its numeric
 #      measurements and its result JSON, the report uploaded, coverage and
 #      memcheck's per-test results submitted, and the token in no log or file;
 #   4. the checker itself fails when a part is missing.
 # Before all that: bad parameters (a submit URL without project= among them)
 # must stop the script before it configures; the receiver must answer as
-# CDash 5.3 does (check_receiver.py); and a submission CDash refuses with a
-# 4xx (wrong token, unknown project) must fail the run without a retry,
-# which a tiny project shows in seconds.
+# CDash 5.3 and 2.6 do (check_receiver.py); and, on a tiny project that runs
+# in seconds, the run must pass when the server takes every file and fail,
+# naming the parts and the answer, when it refuses them: with a 4xx (5.3's
+# 400, 403, 404; 2.6's 401, without a retry), with CDash 2.6's HTTP 200 +
+# <status>ERROR</status> (unknown project, wrong checksum; without a retry),
+# with an answer that holds no CDash status or with none at all (after the
+# retries).
 # Inputs: PYTHON, CTEST, SOURCE_DIR, WORK, SWISH (kbench-swish), GCOVR, VALGRIND.
 
 cmake_minimum_required(VERSION 3.25)
@@ -78,59 +82,105 @@ set(ENV{KBENCH_CDASH_TOKEN} "not-sent")
 refused("token over plain http" "refusing to send KBENCH_CDASH_TOKEN over plain http"
   "-DKBENCH_CDASH_SUBMIT_URL=http://cdash.example.org/submit.php?project=kbench")
 
-# The receiver answers as CDash 5.3's submit.php: 503 (outage), 200 OK without
-# <md5>, 400 + JSON (checksum, project missing), 403 (token), 404 (project).
+# The receiver answers as CDash's submit.php: 5.3's 503 (outage), 200 OK
+# without <md5>, 400 + JSON (checksum, project missing), 403 (token), 404
+# (project); 2.6's 200 OK with <md5>, 200 + <status>ERROR</status> (project,
+# checksum), 401 with an empty body (token).
 set(ENV{KBENCH_RECEIVER_TOKEN} "kbench-selftest-probe")
-run("the receiver answers as CDash" 0 "${WORK}/receiver.log"
-  "${PYTHON}" "${here}/cdash_receiver.py" --store "${WORK}/probe"
-    --token-env KBENCH_RECEIVER_TOKEN --fail-first 1 --timeout 120 --
-  "${PYTHON}" "${here}/check_receiver.py" --token-env KBENCH_RECEIVER_TOKEN)
+foreach(version 5.3 2.6)
+  run("the receiver answers as CDash ${version}" 0 "${WORK}/receiver-${version}.log"
+    "${PYTHON}" "${here}/cdash_receiver.py" --store "${WORK}/probe-${version}" --cdash ${version}
+      --token-env KBENCH_RECEIVER_TOKEN --fail-first 1 --timeout 120 --
+    "${PYTHON}" "${here}/check_receiver.py" --token-env KBENCH_RECEIVER_TOKEN --cdash ${version})
+endforeach()
 
-# A project with one trivial test: configured, built and tested in seconds.
+# A project with one trivial test, configured, built and tested in seconds,
+# and a stand-in for kbench-report, so that its dashboard passes whenever the
+# server takes every file.
 file(MAKE_DIRECTORY "${WORK}/tiny")
 file(COPY "${SOURCE_DIR}/CTestConfig.cmake" DESTINATION "${WORK}/tiny")
 file(WRITE "${WORK}/tiny/CMakeLists.txt" "cmake_minimum_required(VERSION 3.25)\n"
-  "project(tiny NONE)\nenable_testing()\nadd_test(NAME tiny COMMAND \${CMAKE_COMMAND} -E true)\n")
+  "project(tiny NONE)\nenable_testing()\nadd_test(NAME tiny COMMAND \${CMAKE_COMMAND} -E true)\n"
+  "file(WRITE \${CMAKE_BINARY_DIR}/bin/kbench-report \"#!/bin/sh\\nexit 0\\n\")\n"
+  "file(CHMOD \${CMAKE_BINARY_DIR}/bin/kbench-report PERMISSIONS OWNER_READ OWNER_WRITE "
+  "OWNER_EXECUTE)\n")
 
-# The dashboard run on the tiny project against a receiver that refuses every
-# file with `status`: the run fails saying so, and no file is sent twice
-# although KBENCH_SUBMIT_RETRIES allows 2 more attempts.
-function(refused_without_retry label status text)
-  set(store "${WORK}/refused-${status}")
+# The dashboard run on the tiny project against a receiver started with the
+# arguments after `expect`: it exits `expect` (0, or "fail": non-zero), its
+# output says `text` (whitespace runs compared as one space, since CMake
+# wraps a fatal message), and every file it sent was answered `status`
+# ("null": not at all) and sent `sends` times (1: no retry although
+# KBENCH_SUBMIT_RETRIES allows 2).
+function(tiny_dashboard label expect text status sends)
+  string(MAKE_C_IDENTIFIER "${label}" id)
+  set(store "${WORK}/tiny-store-${id}")
   execute_process(COMMAND "${PYTHON}" "${here}/cdash_receiver.py" --store "${store}"
       --token-env KBENCH_RECEIVER_TOKEN --timeout 300 ${ARGN} --
     "${CTEST}" -S "${SOURCE_DIR}/ctest_scripts/dashboard.cmake"
-      -DKBENCH_SOURCE_DIR=${WORK}/tiny -DKBENCH_BINARY_DIR=${WORK}/tiny-${status}
+      -DKBENCH_SOURCE_DIR=${WORK}/tiny -DKBENCH_BINARY_DIR=${WORK}/tiny-build-${id}
       -DKBENCH_SUBMIT_RETRIES=2 -DKBENCH_SUBMIT_RETRY_DELAY=0
     RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   message("---- ${label}: exit ${rc}\n${out}${err}")
-  string(FIND "${out}${err}" "${text}" at)
-  if(rc EQUAL 0 OR at EQUAL -1)
-    message(FATAL_ERROR "${label}: expected the run to fail saying '${text}'")
+  string(REGEX REPLACE "[ \t\r\n]+" " " said "${out}${err}")
+  string(FIND "${said}" "${text}" at)
+  set(exit_ok FALSE)
+  if((expect STREQUAL "0" AND rc EQUAL 0) OR (expect STREQUAL "fail" AND NOT rc EQUAL 0))
+    set(exit_ok TRUE)
+  endif()
+  if(NOT exit_ok OR at EQUAL -1)
+    message(FATAL_ERROR "${label}: expected exit ${expect} and the output to say '${text}'")
   endif()
   file(STRINGS "${store}/requests.jsonl" requests)
   set(sent "")
   foreach(request IN LISTS requests)
     string(JSON answer GET "${request}" status)
     string(JSON name GET "${request}" file)
-    if(NOT answer EQUAL status OR name IN_LIST sent)
-      message(FATAL_ERROR "${label}: ${name} answered ${answer} or was sent twice "
+    if(answer STREQUAL "")  # JSON null
+      set(answer null)
+    endif()
+    if(NOT answer STREQUAL status)
+      message(FATAL_ERROR "${label}: ${name} was answered ${answer}, not ${status} "
         "(${store}/requests.jsonl)")
     endif()
     list(APPEND sent "${name}")
   endforeach()
-  list(LENGTH sent n)
-  if(n LESS 3)
-    message(FATAL_ERROR "${label}: expected Configure, Build, Test... each refused once, "
-      "got ${n} requests")
+  set(files ${sent})
+  list(REMOVE_DUPLICATES files)
+  list(LENGTH files n)
+  list(LENGTH sent n_sent)
+  math(EXPR expected "${n} * ${sends}")
+  if(n LESS 5 OR NOT n_sent EQUAL expected)
+    message(FATAL_ERROR "${label}: expected Configure, Notes, Build, Test and Done each sent "
+      "${sends} time(s), got ${n_sent} requests for ${n} files")
   endif()
 endfunction()
-set(ENV{KBENCH_CDASH_TOKEN} "kbench-selftest-wrong-token")
-refused_without_retry("a wrong token: 403, no retry" 403
-  "refused Configure with HTTP 403; not retrying")
+
 set(ENV{KBENCH_CDASH_TOKEN} "$ENV{KBENCH_RECEIVER_TOKEN}")
-refused_without_retry("an unknown project: 404, no retry" 404
-  "refused Configure with HTTP 404; not retrying" --project no-such-project)
+set(parts "Configure, Notes, Build, Test, Done")
+tiny_dashboard("CDash 2.6 takes every file" 0 "every step passed" 200 1 --cdash 2.6)
+tiny_dashboard("CDash 5.3 takes every file" 0 "every step passed" 200 1)
+# CDash 2.6 refuses with HTTP 200 and <status>ERROR</status>: the run fails,
+# naming the parts and CDash's message, and retries nothing.
+tiny_dashboard("CDash 2.6, an unknown project: 200 + ERROR" fail
+  "failed: submission of ${parts} (CDash answered ERROR \"Not a valid project.\")" 200 1
+  --cdash 2.6 --project no-such-project)
+tiny_dashboard("CDash 2.6, a wrong checksum: 200 + ERROR" fail
+  "(CDash answered ERROR \"Checksum failed for file. Expected " 200 1 --cdash 2.6 --corrupt)
+tiny_dashboard("CDash 5.3, a wrong checksum: 400" fail
+  "refused Configure: HTTP 400; not retrying" 400 1 --corrupt)
+tiny_dashboard("an answer without a CDash status is retried, then fails" fail
+  "failed: submission of ${parts} (HTTP 200 with an empty answer, no CDash status)" 200 3 --blank)
+tiny_dashboard("no answer at all is retried, then fails" fail
+  "failed: submission of ${parts} (no answer: Server returned nothing (no headers, no data))"
+  null 3 --hang-up)
+set(ENV{KBENCH_CDASH_TOKEN} "kbench-selftest-wrong-token")
+tiny_dashboard("CDash 2.6, a wrong token: 401" fail
+  "failed: submission of ${parts} (HTTP 401)" 401 1 --cdash 2.6)
+tiny_dashboard("CDash 5.3, a wrong token: 403" fail
+  "refused Configure: HTTP 403; not retrying" 403 1)
+set(ENV{KBENCH_CDASH_TOKEN} "$ENV{KBENCH_RECEIVER_TOKEN}")
+tiny_dashboard("CDash 5.3, an unknown project: 404" fail
+  "refused Configure: HTTP 404; not retrying" 404 1 --project no-such-project)
 unset(ENV{KBENCH_RECEIVER_TOKEN})
 
 set(profile dashboard-selftest)
