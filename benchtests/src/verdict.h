@@ -38,9 +38,7 @@
     /* A/B: the head is confidently faster than the base beyond tolerance */                  \
     X(FASTER, "faster", "ok (faster than base)", 0, 1)                                        \
     /* A/B: the base has no such case: nothing to compare with */                             \
-    X(NEW, "new", "ok (new: not in base)", 0, 0)                                              \
-    /* update mode: rounds too noisy to gate against; not recorded */                         \
-    X(TOO_NOISY, "too_noisy", "FAIL too noisy to record", 1, 0)
+    X(NEW, "new", "ok (new: not in base)", 0, 0)
 /* clang-format on */
 
 #define KB__VERDICT_ENUM(id, name, text, fails, gated) KB_LAT_##id,

@@ -11,6 +11,9 @@
 #      roofline-cpu.svg well-formed, a point per case with flops
 #   5. malformed result, missing field, empty and missing directory, --out
 #      onto the results, unknown option              -> exit 2, says why
+#   6. a test that stopped before its cases (its result: status error, the
+#      error, no case)                               -> regressions.md,
+#      summary.md and summary.json give the result's error, not "see the log"
 
 foreach(var DRIVER MANIFEST TOOL REPORT WORK)
   if(NOT DEFINED ${var})
@@ -34,9 +37,9 @@ include("${CMAKE_CURRENT_LIST_DIR}/e2e_steps.cmake")
 
 # ---- 1. real results
 run_driver("calibrate" 0 --calibrate --results-dir "${results}")
-# Recorded with --latency-tolerance 10: the recording refuses rounds too
-# noisy for the tolerance the baseline is meant for (kbench.e2e.gate tests
-# that), and this test must pass beside a CPU-bound neighbour.
+# Recorded with --latency-tolerance 10, which no rounds exceed: a noisy
+# machine spends no further attempts on a test that is not about recording
+# (kbench.e2e.gate is).
 run_driver("record" 0 --update-baselines --latency-tolerance 10 --results-dir "${WORK}/recorded")
 set(base "${WORK}/baselines/e2e/pair.json")
 foreach(step "scale-ms;0.5;${base};${WORK}/fast.json"
@@ -247,5 +250,37 @@ run_step("unknown option" 2 "${REPORT}" "${results}" --colour)
 expect_text("unknown option" "usage: kbench-report RESULTS_DIR [--out DIR]")
 run_step("help" 0 "${REPORT}" --help)
 expect_text("help" "usage: kbench-report")
+
+# ---- 6. a test that stopped before its cases: its result's error is the reason
+# The driver stops before its first case (here: no case of that name) and
+# its result holds only the error (docs/report.md, "Results of runs that did
+# not finish").
+set(stopped "${WORK}/stopped")
+run_driver("a run that stops before its cases" 2 --results-dir "${stopped}" --case nosuch
+  --test-name pair.stopped.fp32)
+json_get(why "setup" "${stopped}/pair.stopped.fp32.json" error)
+string(FIND "${why}" "nosuch" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "setup: the stopped test's result holds error '${why}'")
+endif()
+file(COPY "${drifted}" DESTINATION "${stopped}")
+run_step("report of the stopped test" 0 "${REPORT}" "${stopped}" --out "${WORK}/stopped-report")
+file(READ "${WORK}/stopped-report/regressions.md" regressions)
+file(READ "${WORK}/stopped-report/summary.md" md)
+foreach(file regressions md)
+  string(FIND "${${file}}" "${why}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${file}: the stopped test's reason (its result's error) is not given:\n"
+      "${${file}}")
+  endif()
+endforeach()
+string(FIND "${regressions}" "## `pair.stopped.fp32`" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "regressions.md: no block for the stopped test")
+endif()
+set(summary "${WORK}/stopped-report/summary.json")
+expect_json("stopped summary" "${summary}" "pair.stopped.fp32" tests 1 test)
+expect_json("stopped summary" "${summary}" "error" tests 1 status)
+expect_json("stopped summary" "${summary}" "${why}" tests 1 error)
 
 message("e2e report: all steps behaved as expected")

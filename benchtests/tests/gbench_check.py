@@ -2,8 +2,9 @@
 """kbench.e2e.gbench: `kbench-report --format gbench` on real results.
 
 Makes two runs of the pair test kernel (two variants, two cases) and, beside
-the first, a result with an error case and a skipped case; writes both runs
-as Google Benchmark JSON and checks it against what its consumers read:
+the first, a result with an error case and a skipped case and one of a test
+that stopped before its cases; writes both runs as Google Benchmark JSON and
+checks it against what its consumers read:
   - github-action-benchmark (tool googlecpp): every row's name, real_time,
     time_unit, iterations, cpu_time, threads;
   - Bencher (adapter cpp_google): context.caches an array, every row's name,
@@ -13,7 +14,9 @@ as Google Benchmark JSON and checks it against what its consumers read:
     repetition_index, aggregate_name, one time unit per name;
 and against the results: the samples of the round the median comes from as
 the repetitions, the median, mean, stddev and cv aggregates, the counters,
-the error rows; then --gbench-aggregates-only, --out, and the refusals.
+the error rows (one for the test that stopped, with its result's error);
+then --gbench-aggregates-only, --out, the refusals, and a result without
+rounds (its aggregates only, said on stderr naming the file and the case).
 With --compare COMPARE_PY it runs the real compare.py on the two runs
 instead (kbench.e2e.gbench_compare) and requires its U test, under the
 first --compare-python that has SciPy (compare.py imports it); without
@@ -65,6 +68,14 @@ def make_runs(args, work):
     ]
     with open(os.path.join(dirs[0], "pair.errors.fp32.json"), "w") as f:
         json.dump(res, f)
+    # what the driver writes when it stops before its first case
+    stopped = {k: res[k] for k in ("kernel", "backend", "precision", "profile",
+                                   "latency_tolerance")}
+    stopped.update(test="pair.stopped.fp32", status="error", cases=[],
+                   error="base driver /x/kbench-test-pair greeted with 'hello', not "
+                         "'kbench-partner <version>'")
+    with open(os.path.join(dirs[0], "pair.stopped.fp32.json"), "w") as f:
+        json.dump(stopped, f)
     return dirs
 
 
@@ -183,6 +194,13 @@ def check_against_results(results, doc, aggregates_only=False):
             continue
         with open(os.path.join(results, fname)) as f:
             res = json.load(f)
+        if not res["cases"]:
+            # a test that stopped before its cases: one error row, its error
+            mine = [r for r in rows if r.get("run_name") == res["test"]]
+            check(len(mine) == 1 and mine[0].get("error_occurred") is True and
+                  mine[0].get("error_message") == "%s: %s" % (res["status"], res["error"]),
+                  "%s: one error row with the result's error: %r" % (res["test"], mine))
+            n_cases += 1
         for case in res["cases"]:
             check_case(res["test"], case, rows, aggregates_only)
             n_cases += 1
@@ -216,6 +234,27 @@ def check_cli(args, results, work, doc):
     p = run([args.report, broken, "--format", "gbench"], expect=2)
     check(fname in p.stderr and "samples_ms[0]" in p.stderr,
           "a sample that is not a time: the file and the field named")
+    # a round without samples: no empty series, the file and the field named
+    for r in res["cases"][0]["rounds"]:
+        r["samples_ms"] = []
+    with open(fname, "w") as f:
+        json.dump(res, f)
+    p = run([args.report, broken, "--format", "gbench"], expect=2)
+    check(fname in p.stderr and "cases[0].rounds[0].samples_ms" in p.stderr,
+          "a round without samples: refused, the file and the field named")
+    # a case without rounds (written by hand): its aggregates, and said
+    del res["cases"][0]["rounds"]
+    with open(fname, "w") as f:
+        json.dump(res, f)
+    p = run([args.report, broken, "--format", "gbench"])
+    case = res["cases"][0]
+    name = "pair.cpu.fp32/%s/%s" % (case["case"], case["variant"])
+    mine = [r for r in json.loads(p.stdout)["benchmarks"] if r["run_name"] == name]
+    check(sorted(r.get("aggregate_name", "-") for r in mine) == ["cv", "mean", "median", "stddev"],
+          "a case without rounds: its four aggregate rows only: %r" % mine)
+    check(fname in p.stderr and "cases[0].rounds" in p.stderr and
+          "'%s' variant '%s'" % (case["case"], case["variant"]) in p.stderr,
+          "a case without rounds: said on stderr, naming the file and the case: %r" % p.stderr)
 
 
 def compare(args, a, b, work):
@@ -269,6 +308,7 @@ def main():
     a, b = make_runs(args, args.work)
     if args.compare:
         os.remove(os.path.join(a, "pair.errors.fp32.json"))
+        os.remove(os.path.join(a, "pair.stopped.fp32.json"))
         compare(args, a, b, args.work)
     else:
         doc = report(args, a)

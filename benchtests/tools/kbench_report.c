@@ -1,10 +1,15 @@
 /* kbench-report: the run report. Reads every <test>.json a ctest run left in
  * the results directory, prints one table of all cases (failures first) and
  * writes summary.json, summary.md, regressions.md, summary.svg and a
- * roofline chart per backend into the report directory; or, with --format gbench, the run in Google
- * Benchmark's JSON format. The parts are in report/ (summary.h). */
+ * roofline chart per backend into the report directory; or, with --format
+ * gbench, the run in Google Benchmark's JSON format. Every result is read
+ * and checked before anything is written, and every file is written as it
+ * is made, so the report's memory does not grow with the results' size.
+ * The parts are in report/ (summary.h). */
 #define _GNU_SOURCE
 #include "atomicfile.h"
+#include "report/buf.h"
+#include "report/outfiles.h"
 #include "report/summary.h"
 
 #include <errno.h>
@@ -165,16 +170,41 @@ static int future_path(const char *path, char *res, size_t size) {
     return 0;
 }
 
-/* The report must not land among the results it reads; told before the
- * directory is created, so that a refused --out leaves nothing behind. */
-static int check_out(const char *results, const char *out, kb_err *err) {
-    char a[PATH_MAX], b[2 * PATH_MAX];
+/* The directory `out` is in (its path without the last name). */
+static void parent_of(const char *out, char *parent, size_t size) {
+    char copy[KB_PATH_MAX];
+    snprintf(copy, sizeof copy, "%s", out);
+    size_t n = strlen(copy);
+    while (n > 1 && copy[n - 1] == '/') copy[--n] = '\0';
+    snprintf(parent, size, "%s", dirname(copy));
+}
+
+/* The report must not land among the results it reads, and goes into a
+ * directory that exists or whose parent does (a mistyped path is not made
+ * into a tree of directories); told before the directory is created, so
+ * that a refused --out leaves nothing behind. *made: it was created. */
+static int check_out(const char *results, const char *out, int *made, kb_err *err) {
+    char a[PATH_MAX], b[2 * PATH_MAX], parent[KB_PATH_MAX];
+    struct stat st;
+    *made = 0;
     if (realpath(results, a) && future_path(out, b, sizeof b) == 0 && strcmp(a, b) == 0)
         return kb_fail(err,
                        "%s: the report directory is the results directory; choose another "
                        "--out",
                        out);
-    return kb_mkdir_p(out, err);
+    if (stat(out, &st) == 0)
+        return S_ISDIR(st.st_mode) ? 0 : kb_fail(err, "%s: not a directory", out);
+    parent_of(out, parent, sizeof parent);
+    const int missing = stat(parent, &st) != 0;
+    if (missing || !S_ISDIR(st.st_mode))
+        return kb_fail(err,
+                       "%s: the report directory's parent %s %s: the report creates its own "
+                       "directory only",
+                       out, parent, missing ? "does not exist" : "is not a directory");
+    if (mkdir(out, 0755) != 0)
+        return kb_fail(err, "%s: cannot create the directory: %s", out, strerror(errno));
+    *made = 1;
+    return 0;
 }
 
 #define N_FIXED   5
@@ -183,78 +213,114 @@ static int check_out(const char *results, const char *out, kb_err *err) {
 static const char *const file_names[N_FIXED] = {"summary.json", "summary.md", "regressions.md",
                                                 "summary.svg", "summary.txt"};
 
-/* The files' names and texts: the four, then a roofline chart per backend.
- * Returns how many; a NULL text is out of memory. */
-static int make_texts(const kb_sum_run *run, const char *out, char names[][300], char **texts) {
-    const char *backends[MAX_FILES - N_FIXED];
+/* The files' names: the five, then a roofline chart per backend. Returns
+ * how many; fails when two backends' names would make one chart's. */
+static int file_list(const kb_sum_run *run, char names[][300], const char **backends, kb_err *err) {
     int n = kb_sum_backends(run, backends, MAX_FILES - N_FIXED);
-    texts[0] = kb_sum_json_text(run);
-    texts[1] = kb_sum_md_text(run);
-    texts[2] = kb_sum_regressions_text(run);
-    texts[3] = kb_sum_svg_text(run);
-    texts[HEADLINE] = kb_sum_headline_text(run, out);
     for (int i = 0; i < N_FIXED; ++i) snprintf(names[i], sizeof names[i], "%s", file_names[i]);
     for (int i = 0; i < n; ++i) {
         kb_sum_roofline_file(backends[i], names[N_FIXED + i], sizeof names[N_FIXED + i]);
-        texts[N_FIXED + i] = kb_sum_roofline_svg_text(run, backends[i]);
+        for (int j = 0; j < i; ++j)
+            if (strcmp(names[N_FIXED + i], names[N_FIXED + j]) == 0)
+                return kb_fail(err, "two backends' roofline charts would both be %s: rename one",
+                               names[N_FIXED + i]);
     }
     return N_FIXED + n;
 }
 
-/* Two backends whose names differ only in characters a file name does not
- * take would write one chart. */
-static int check_names(char names[][300], int n, kb_err *err) {
-    for (int i = N_FIXED; i < n; ++i)
-        for (int j = N_FIXED; j < i; ++j)
-            if (strcmp(names[i], names[j]) == 0)
-                return kb_fail(err, "two backends' roofline charts would both be %s: rename one",
-                               names[i]);
-    return 0;
+/* File i of the list, written into b. */
+static void write_one(kb_buf *b, const kb_sum_run *run, int i, const char *headline,
+                      const char **backends) {
+    switch (i) {
+    case 0: kb_sum_json_write(b, run); break;
+    case 1: kb_sum_md_write(b, run); break;
+    case 2: kb_sum_regressions_write(b, run); break;
+    case 3: kb_sum_svg_write(b, run); break;
+    case HEADLINE: kb_buf_puts(b, headline); break;
+    default: kb_sum_roofline_svg_write(b, run, backends[i - N_FIXED]);
+    }
 }
 
-/* The files go together: every text is made, and every target checked (a
- * directory in the way), before the first is replaced, so that a report
- * that cannot be written leaves the previous one whole, not half replaced. */
-static int write_files(const kb_sum_run *run, const char *results, const char *dir, kb_err *err) {
-    char names[MAX_FILES][300], *texts[MAX_FILES] = {0};
-    char paths[MAX_FILES][KB_PATH_MAX + 320];
-    const int n = make_texts(run, dir, names, texts);
-    int rc = check_names(names, n, err);
-    for (int i = 0; i < n && rc == 0; ++i) {
-        struct stat st;
-        snprintf(paths[i], sizeof paths[i], "%s/%.299s", dir, names[i]);
-        if (!texts[i])
-            rc = kb_fail(err, "%s: out of memory", paths[i]);
-        else if (stat(paths[i], &st) == 0 && !S_ISREG(st.st_mode))
-            rc = kb_fail(err, "%s: is not a regular file: cannot replace it (nothing written)",
-                         paths[i]);
-    }
-    if (rc == 0) rc = check_out(results, dir, err);
-    for (int i = 0; i < n && rc == 0; ++i)
-        if ((rc = kb_write_file_atomic(paths[i], texts[i], err)) == 0)
-            printf("wrote %s\n", paths[i]);
-    /* The headline (summary.txt) last, where a reader looks. */
-    if (rc == 0 && (printf("\n%s", texts[HEADLINE]) < 0 || fflush(stdout) != 0))
-        rc = kb_fail(err, "writing to stdout: %s", strerror(errno));
-    for (int i = 0; i < n; ++i) free(texts[i]);
+/* File i written through a buffer into its temporary. */
+static int fill(kb_outfiles *o, const char *path, const kb_sum_run *run, int i,
+                const char *headline, const char **backends, kb_err *err) {
+    FILE *f = kb_outfiles_add(o, path, err);
+    if (!f) return -1;
+    kb_buf b = kb_buf_sink(f);
+    write_one(&b, run, i, headline, backends);
+    if (kb_buf_close(&b) == 0) return 0;
+    return kb_fail(err, "%s: cannot write: %s (nothing replaced)", path,
+                   b.write_errno ? strerror(b.write_errno) : "out of memory");
+}
+
+/* The set ends: committed, or, after a failure, its temporaries removed
+ * and a directory it created removed again. */
+static int settle(kb_outfiles *o, const char *dir, int made, int rc, kb_err *err) {
+    if (rc == 0) rc = kb_outfiles_commit(o, err);
+    kb_outfiles_abandon(o);
+    if (rc != 0 && made) rmdir(dir);
     return rc;
 }
 
-/* The gbench JSON on stdout, or replacing DIR/gbench.json with --out. */
-static int write_gbench(const kb_sum_run *run, const args *a, kb_err *err) {
-    char *text, path[KB_PATH_MAX + 32];
-    if (kb_sum_gbench_text(run, a->aggregates_only, &text, err) != 0) return -1;
-    int rc = 0;
-    if (!a->out) {
-        if (fputs(text, stdout) == EOF || fflush(stdout) != 0)
-            rc = kb_fail(err, "writing the gbench JSON to stdout: %s", strerror(errno));
-    } else {
-        snprintf(path, sizeof path, "%s/gbench.json", a->out);
-        rc = check_out(a->results, a->out, err);
-        if (rc == 0) rc = kb_write_file_atomic(path, text, err);
-        if (rc == 0) printf("wrote %s\n", path);
+/* The files go together: every target is checked (a directory or a link in
+ * the way) before anything is created, and every file is complete before
+ * the first is replaced, so that a report that cannot be written leaves
+ * the previous one whole, not half replaced. */
+static int write_files(const kb_sum_run *run, const char *results, const char *dir, kb_err *err) {
+    static char names[MAX_FILES][300], paths[MAX_FILES][KB_PATH_MAX + 320];
+    static kb_outfiles set;
+    const char *backends[MAX_FILES - N_FIXED];
+    const int n = file_list(run, names, backends, err);
+    int rc = n < 0 ? -1 : 0, made = 0;
+    for (int i = 0; i < n && rc == 0; ++i) {
+        snprintf(paths[i], sizeof paths[i], "%s/%.299s", dir, names[i]);
+        rc = kb_outfiles_check(paths[i], err);
     }
-    free(text);
+    if (rc == 0) rc = check_out(results, dir, &made, err);
+    if (rc != 0) return -1;
+    kb_atomicfile_remove_stale(dir);
+    char *headline = kb_sum_headline_text(run, dir);
+    if (!headline) rc = kb_fail(err, "%s: out of memory", dir);
+    for (int i = 0; i < n && rc == 0; ++i)
+        rc = fill(&set, paths[i], run, i, headline, backends, err);
+    rc = settle(&set, dir, made, rc, err);
+    for (int i = 0; i < n && rc == 0; ++i) printf("wrote %s\n", paths[i]);
+    /* The headline (summary.txt) last, where a reader looks. */
+    if (rc == 0 && (printf("\n%s", headline) < 0 || fflush(stdout) != 0))
+        rc = kb_fail(err, "writing to stdout: %s", strerror(errno));
+    free(headline);
+    return rc;
+}
+
+/* The gbench JSON on stdout as it is made, or replacing DIR/gbench.json
+ * with --out. A case without samples is said on stderr. */
+static int write_gbench(const kb_sum_run *run, const args *a, kb_err *err) {
+    if (!a->out) {
+        kb_buf b = kb_buf_sink(stdout);
+        int rc = kb_sum_gbench_write(&b, run, a->aggregates_only, stderr, err);
+        if (kb_buf_close(&b) != 0 && rc == 0)
+            rc = kb_fail(err, "writing the gbench JSON to stdout: %s",
+                         b.write_errno ? strerror(b.write_errno) : "out of memory");
+        return rc;
+    }
+    static kb_outfiles set;
+    char path[KB_PATH_MAX + 32];
+    int made = 0;
+    snprintf(path, sizeof path, "%s/gbench.json", a->out);
+    if (kb_outfiles_check(path, err) != 0 || check_out(a->results, a->out, &made, err) != 0)
+        return -1;
+    kb_atomicfile_remove_stale(a->out);
+    FILE *f = kb_outfiles_add(&set, path, err);
+    int rc = f ? 0 : -1;
+    if (f) {
+        kb_buf b = kb_buf_sink(f);
+        rc = kb_sum_gbench_write(&b, run, a->aggregates_only, stderr, err);
+        if (kb_buf_close(&b) != 0 && rc == 0)
+            rc = kb_fail(err, "%s: cannot write: %s (nothing replaced)", path,
+                         b.write_errno ? strerror(b.write_errno) : "out of memory");
+    }
+    rc = settle(&set, a->out, made, rc, err);
+    if (rc == 0) printf("wrote %s\n", path);
     return rc;
 }
 
@@ -269,7 +335,7 @@ int main(int argc, char **argv) {
         default_out(a.results, out, sizeof out);
     kb_sum_run run;
     kb_err err = {{0}};
-    int rc = kb_sum_load(&run, a.results, a.since, &err);
+    int rc = kb_sum_load(&run, a.results, a.since, a.gbench && !a.aggregates_only, &err);
     if (rc == 0) rc = kb_sum_digest(&run, &err);
     if (rc == 0 && a.gbench) {
         rc = write_gbench(&run, &a, &err);

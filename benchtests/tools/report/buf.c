@@ -1,12 +1,24 @@
 #include "buf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Hands the gathered text to the sink (or drops it when discarding). */
+static void drain(kb_buf *b) {
+    if (b->sink && b->len && !b->failed && fwrite(b->text, 1, b->len, b->sink) != b->len) {
+        b->write_errno = errno ? errno : EIO;
+        b->failed = 1;
+    }
+    b->len = 0;
+}
+
 static int reserve(kb_buf *b, size_t more) {
+    if (b->failed) return -1;
+    if ((b->sink || b->discard) && b->len && b->len + more + 1 > KB_BUF_CHUNK) drain(b);
     if (b->failed) return -1;
     if (b->len + more + 1 <= b->cap) return 0;
     size_t cap = b->cap ? b->cap : 4096;
@@ -21,6 +33,10 @@ static int reserve(kb_buf *b, size_t more) {
     return 0;
 }
 
+kb_buf kb_buf_sink(FILE *f) {
+    return (kb_buf){.sink = f};
+}
+
 void kb_buf_printf(kb_buf *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
@@ -33,11 +49,15 @@ void kb_buf_printf(kb_buf *b, const char *fmt, ...) {
     b->len += (size_t)n;
 }
 
-void kb_buf_puts(kb_buf *b, const char *s) {
-    size_t n = strlen(s);
+void kb_buf_putn(kb_buf *b, const char *s, size_t n) {
     if (reserve(b, n) != 0) return;
-    memcpy(b->text + b->len, s, n + 1);
+    memcpy(b->text + b->len, s, n);
     b->len += n;
+    b->text[b->len] = '\0';
+}
+
+void kb_buf_puts(kb_buf *b, const char *s) {
+    kb_buf_putn(b, s, strlen(s));
 }
 
 /* Length of the UTF-8 sequence at s when it is one that XML 1.0 allows
@@ -107,4 +127,16 @@ char *kb_buf_finish(kb_buf *b) {
     }
     b->text[b->len] = '\0';
     return b->text;
+}
+
+int kb_buf_close(kb_buf *b) {
+    drain(b);
+    if (b->sink && !b->failed && fflush(b->sink) != 0) {
+        b->write_errno = errno ? errno : EIO;
+        b->failed = 1;
+    }
+    free(b->text);
+    b->text = NULL;
+    b->len = b->cap = 0;
+    return b->failed ? -1 : 0;
 }

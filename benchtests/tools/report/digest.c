@@ -26,6 +26,14 @@ int kb_sum_has_ratio(const kb_sum_case *c) {
     return isfinite(c->ratio) && !kb_sum_verdict_is(c, KB_LAT_RECORDED);
 }
 
+double kb_sum_case_tolerance(const kb_sum_test *t, const kb_sum_case *c) {
+    return isfinite(c->tolerance) ? c->tolerance : t->latency_tol;
+}
+
+int kb_sum_coarse(const kb_sum_test *t, const kb_sum_case *c) {
+    return isfinite(c->tolerance) && c->tolerance > t->latency_tol;
+}
+
 const char *kb_sum_class_name(kb_sum_class c) {
     static const char *const names[] = {"failed", "ok", "not_gated", "no_baseline"};
     return names[c];

@@ -6,6 +6,7 @@
 #include "buf.h"
 #include "summary.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct gating {
@@ -32,7 +33,7 @@ static int test_gated(const kb_sum_test *t) {
 
 /* Why a test was not gated, counted by reason. */
 static void count_ungated(gating *g, const kb_sum_test *t) {
-    if (any_case(t, KB_LAT_RECORDED) || any_case(t, KB_LAT_TOO_NOISY))
+    if (any_case(t, KB_LAT_RECORDED))
         g->recording++;
     else if (any_case(t, KB_LAT_OTHER_HARDWARE))
         g->other_hardware++;
@@ -96,6 +97,89 @@ static void why_not(kb_buf *b, const gating *g, int md) {
     if (g->other) kb_buf_printf(b, "%s%d without a latency verdict", sep, g->other);
 }
 
+/* How finely the cases gate, or will once recorded: how many at their
+ * test's tolerance, how many coarser because their rounds were noisier
+ * (kb_gate_case_tolerance), the coarsest, and how many of those are noisy
+ * by drift between rounds, which A/B mode cancels. */
+typedef struct tolerances {
+    int fine, coarse, drift;
+    const kb_sum_test *worst_test;
+    const kb_sum_case *worst;
+} tolerances;
+
+static tolerances count_tolerances(const kb_sum_run *run, int recorded) {
+    tolerances n = {0};
+    for (int i = 0; i < run->n_tests; ++i) {
+        const kb_sum_test *t = &run->tests[i];
+        if (strcmp(t->mode, "ab") == 0) continue;
+        for (int j = 0; j < t->n_cases; ++j) {
+            const kb_sum_case *c = &t->cases[j];
+            if (!isfinite(c->tolerance) || kb_sum_verdict_is(c, KB_LAT_RECORDED) != recorded ||
+                (recorded && !c->passed))
+                continue;
+            if (!kb_sum_coarse(t, c)) {
+                n.fine++;
+                continue;
+            }
+            n.coarse++;
+            if (recorded && isfinite(c->record_drift) && c->record_drift >= c->record_noise)
+                n.drift++;
+            if (!n.worst || c->tolerance > n.worst->tolerance) {
+                n.worst = c;
+                n.worst_test = t;
+            }
+        }
+    }
+    return n;
+}
+
+/* "174 cases at 10 % and 10 coarser, their rounds being noisier (coarsest 23.4 %:
+ * swish.cpu.fp64 n3m default)". */
+static void tolerance_words(kb_buf *b, const kb_sum_run *run, const tolerances *n,
+                            const char *whose) {
+    if (isfinite(run->latency_tol))
+        kb_buf_printf(b, "%d cases at %.0f %%", n->fine, 100.0 * run->latency_tol);
+    else
+        kb_buf_printf(b, "%d cases at their test's tolerance", n->fine);
+    if (n->coarse == 0) return;
+    kb_buf_printf(b, " and %d coarser, %s being noisier (coarsest %.1f %%: %s %s %s)", n->coarse,
+                  whose, 100.0 * n->worst->tolerance, n->worst_test->name, n->worst->name,
+                  n->worst->variant);
+}
+
+static void recorded_text(kb_buf *b, const kb_sum_run *run, const gating *g, int md) {
+    const char *q = md ? "`" : "'";
+    tolerances n = count_tolerances(run, 1);
+    if (n.fine + n.coarse == 0) {
+        kb_buf_printf(b,
+                      "No baseline was recorded: every case of the %d recording tests failed or "
+                      "was skipped (regressions.md).\n%s",
+                      g->recording, md ? "\n" : "");
+        return;
+    }
+    kb_buf_printf(b,
+                  "Baselines were recorded for profile %s%s%s (%d cases; docs/baselines.md): "
+                  "commit them; the next run gates ",
+                  q, g->profile ? g->profile : "?", q, n.fine + n.coarse);
+    tolerance_words(b, run, &n, "their rounds");
+    kb_buf_puts(b, ".");
+    if (n.drift)
+        kb_buf_printf(b,
+                      " A/B mode would gate %d of the coarser finer here: their noise is drift "
+                      "between rounds, which its interleaved pairs cancel (docs/ab.md).",
+                      n.drift);
+    kb_buf_puts(b, md ? "\n\n" : "\n");
+}
+
+/* The tolerances the cases gated against a baseline were held to. */
+static void gated_tolerances(kb_buf *b, const kb_sum_run *run, int md) {
+    tolerances n = count_tolerances(run, 0);
+    if (n.fine + n.coarse == 0) return;
+    kb_buf_puts(b, "Tolerance: ");
+    tolerance_words(b, run, &n, "their baselines");
+    kb_buf_puts(b, md ? ".\n\n" : ".\n");
+}
+
 /* The two ways to a gate, as commands to copy. */
 static void advice(kb_buf *b, const gating *g, int md) {
     const char *be = g->backend ? g->backend : "cpu";
@@ -130,12 +214,12 @@ void kb_sum_gating_text(kb_buf *b, const kb_sum_run *run, int md) {
         kb_buf_puts(b, ")");
     }
     kb_buf_puts(b, md ? ".\n\n" : ".\n");
-    if (g.gated > 0) return;
+    if (g.gated > 0) {
+        gated_tolerances(b, run, md);
+        return;
+    }
     if (g.recording) {
-        kb_buf_printf(b,
-                      "Baselines were recorded for profile %s%s%s: commit them; the next run "
-                      "gates against them (docs/baselines.md).\n%s",
-                      md ? "`" : "'", g.profile ? g.profile : "?", md ? "`" : "'", md ? "\n" : "");
+        recorded_text(b, run, &g, md);
         return;
     }
     kb_buf_printf(b, "%sNothing was gated: a slower kernel cannot fail this run.%s%s", bold, bold,

@@ -6,8 +6,11 @@
  * compare.py's U test has them), then the mean, median, stddev and cv
  * aggregates, as `--benchmark_repetitions` writes them. Times in
  * microseconds; kbench measures wall time only, so cpu_time repeats
- * real_time. Mapping and choices: docs/report.md. */
-#include "jsonutil.h"
+ * real_time. Written row by row as it is made, each row on one line (the
+ * samples come back from the run's spool), so that its memory does not
+ * grow with the run. Mapping and choices: docs/report.md. */
+#include "buf.h"
+#include "jsonout.h"
 #include "jsonw.h"
 #include "summary.h"
 
@@ -20,178 +23,198 @@
  * for every benchmark, since compare.py pairs only rows of equal units. */
 #define TIME_UNIT  "us"
 #define MS_TO_UNIT 1e3
-
-/* The samples of one case: its best round's, per call. */
-typedef struct samples {
-    const cJSON *ms; /* the round's samples_ms array, NULL when the result has none */
-    double reps;     /* calls per sample */
-    int n;
-} samples;
-
-/* The round whose median is the case's (the round the gate used), else the
- * first; its samples must be positive finite times. */
-static int find_samples(const cJSON *c, double median_ms, samples *s, const char *file,
-                        const char *field, kb_err *err) {
-    memset(s, 0, sizeof *s);
-    const cJSON *rounds, *r;
-    if (kb_json_array(c, "rounds", 0, &rounds, file, field, err) != 0) return -1;
-    const cJSON *pick = rounds ? rounds->child : NULL;
-    int at = 0, i = 0;
-    cJSON_ArrayForEach(r, rounds) {
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "median_ms");
-        if (cJSON_IsNumber(m) && m->valuedouble == median_ms) {
-            pick = r;
-            at = i;
-            break;
-        }
-        ++i;
-    }
-    if (!pick) return 0;
-    char path[96];
-    snprintf(path, sizeof path, "%s.rounds[%d]", field, at);
-    int64_t reps;
-    if (kb_json_array(pick, "samples_ms", 1, &s->ms, file, path, err) != 0 ||
-        kb_json_int(pick, "reps", 1, 1, INT64_MAX, &reps, file, path, err) != 0)
-        return -1;
-    s->reps = (double)reps;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, s->ms) {
-        if (!cJSON_IsNumber(v) || !(v->valuedouble > 0) || !isfinite(v->valuedouble))
-            return kb_fail(err, "%s: field '%s.samples_ms[%d]': expected a positive time in ms",
-                           file, path, s->n);
-        s->n++;
-    }
-    return 0;
-}
+#define NOTES_MAX  10 /* cases without samples named on `notes`; the rest counted */
 
 typedef struct row_ctx {
+    kb_buf *b;
     const kb_sum_test *t;
     const kb_sum_case *c;
     char run_name[512];
-    int family, instance, repetitions;
+    int family, instance, repetitions, rows;
 } row_ctx;
 
-/* The fields every row of a benchmark has. */
-static cJSON *row(const row_ctx *x, const char *name, const char *run_type) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", name);
-    cJSON_AddStringToObject(o, "run_name", x->run_name);
-    cJSON_AddStringToObject(o, "run_type", run_type);
-    cJSON_AddNumberToObject(o, "family_index", x->family);
-    cJSON_AddNumberToObject(o, "per_family_instance_index", x->instance);
-    cJSON_AddNumberToObject(o, "repetitions", x->repetitions);
-    cJSON_AddNumberToObject(o, "threads", 1);
-    cJSON_AddStringToObject(o, "time_unit", TIME_UNIT);
-    cJSON_AddStringToObject(o, "label", kb_sum_verdict_text(x->c));
-    return o;
+/* ", "<name>": " before a field's value. */
+static void key(kb_buf *b, const char *name) {
+    kb_buf_puts(b, ", \"");
+    kb_buf_puts(b, name);
+    kb_buf_puts(b, "\": ");
 }
 
-static void add_times(cJSON *o, double value, double iterations) {
-    cJSON_AddNumberToObject(o, "iterations", iterations);
-    cJSON_AddNumberToObject(o, "real_time", value);
-    cJSON_AddNumberToObject(o, "cpu_time", value);
+static void field_text(kb_buf *b, const char *name, const char *value) {
+    key(b, name);
+    kb_jo_string(b, value);
+}
+
+static void field_num(kb_buf *b, const char *name, double value) {
+    key(b, name);
+    kb_jo_number(b, value);
+}
+
+/* Between rows. */
+static void separate(row_ctx *x) {
+    kb_buf_puts(x->b, x->rows++ ? ",\n    " : "    ");
+}
+
+/* A row's start, with the fields every row of a benchmark has, in Google
+ * Benchmark's order; the caller adds the rest and ends it (end_row). */
+static void begin_row(row_ctx *x, const char *name, const char *run_type) {
+    kb_buf *b = x->b;
+    kb_buf_puts(b, "{\"name\": ");
+    kb_jo_string(b, name);
+    field_num(b, "family_index", x->family);
+    field_num(b, "per_family_instance_index", x->instance);
+    field_text(b, "run_name", x->run_name);
+    field_text(b, "run_type", run_type);
+    field_num(b, "repetitions", x->repetitions);
+}
+
+static void times(kb_buf *b, double value, double iterations) {
+    field_num(b, "threads", 1);
+    field_num(b, "iterations", iterations);
+    field_num(b, "real_time", value);
+    field_num(b, "cpu_time", value);
+    field_text(b, "time_unit", TIME_UNIT);
 }
 
 /* User counters, as Google Benchmark writes them: extra numeric fields.
- * Rates scale with the row's time (bytes and FLOPs are per call). */
-static void add_counters(cJSON *o, const kb_sum_case *c, double ms) {
+ * Rates scale with the row's time (bytes and FLOPs are per call); the
+ * case's accuracy is the case's, not a repetition's, so it goes on the
+ * median only. */
+static void counters(kb_buf *b, const kb_sum_case *c, double ms, int accuracy) {
     double scale = c->median_ms / ms;
-    if (isfinite(c->gbps * scale)) cJSON_AddNumberToObject(o, "GB/s", c->gbps * scale);
-    if (isfinite(c->gflops * scale)) cJSON_AddNumberToObject(o, "GFLOP/s", c->gflops * scale);
-    if (isfinite(c->pct_peak * scale))
-        cJSON_AddNumberToObject(o, "pct_peak_bw", c->pct_peak * scale);
-    if (isfinite(c->pct_roofline * scale))
-        cJSON_AddNumberToObject(o, "pct_roofline", c->pct_roofline * scale);
-    if (isfinite(c->rmse)) cJSON_AddNumberToObject(o, "rmse", c->rmse);
-    if (isfinite(c->max_abs)) cJSON_AddNumberToObject(o, "max_abs", c->max_abs);
+    if (isfinite(c->gbps * scale)) field_num(b, "GB/s", c->gbps * scale);
+    if (isfinite(c->gflops * scale)) field_num(b, "GFLOP/s", c->gflops * scale);
+    if (isfinite(c->pct_peak * scale)) field_num(b, "pct_peak_bw", c->pct_peak * scale);
+    if (isfinite(c->pct_roofline * scale)) field_num(b, "pct_roofline", c->pct_roofline * scale);
+    if (accuracy && isfinite(c->rmse)) field_num(b, "rmse", c->rmse);
+    if (accuracy && isfinite(c->max_abs)) field_num(b, "max_abs", c->max_abs);
 }
 
-/* A case that did not run: Google Benchmark's error row, zero times. */
-static void error_row(cJSON *out, const row_ctx *x) {
-    cJSON *o = row(x, x->run_name, "iteration");
+static void end_row(row_ctx *x) {
+    field_text(x->b, "label", x->c ? kb_sum_verdict_text(x->c) : KB_VERDICT_TEXT_ERROR);
+    kb_buf_puts(x->b, "}");
+}
+
+/* A case that did not run, or a test that stopped before its cases: Google
+ * Benchmark's error row (a SkipWithError run), zero times. */
+static void error_row(row_ctx *x, const char *verdict, const char *why) {
     char msg[1200];
-    snprintf(msg, sizeof msg, "%s: %s", x->c->verdict, x->c->error);
-    cJSON_AddNumberToObject(o, "repetition_index", 0);
-    cJSON_AddBoolToObject(o, "error_occurred", 1);
-    cJSON_AddStringToObject(o, "error_message", msg);
-    add_times(o, 0, 0);
-    cJSON_AddItemToArray(out, o);
+    snprintf(msg, sizeof msg, "%s: %s", verdict, why);
+    x->repetitions = 1;
+    separate(x);
+    begin_row(x, x->run_name, "iteration");
+    field_num(x->b, "repetition_index", 0);
+    kb_buf_puts(x->b, ", \"error_occurred\": true");
+    field_text(x->b, "error_message", msg);
+    times(x->b, 0, 0);
+    end_row(x);
 }
 
-static void sample_rows(cJSON *out, const row_ctx *x, const samples *s) {
-    int i = 0;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, s->ms) {
-        cJSON *o = row(x, x->run_name, "iteration");
-        cJSON_AddNumberToObject(o, "repetition_index", i++);
-        add_times(o, v->valuedouble * MS_TO_UNIT, s->reps);
-        add_counters(o, x->c, v->valuedouble);
-        cJSON_AddItemToArray(out, o);
+/* The rows of the samples, which differ only in their index, time and
+ * rates: what they share is made once (a case may have thousands). */
+static int sample_rows(row_ctx *x, const kb_spool *spool, kb_err *err) {
+    const kb_sum_samples *s = &x->c->samples;
+    kb_buf *out = x->b, head = {0}, tail = {0};
+    x->b = &head;
+    begin_row(x, x->run_name, "iteration");
+    key(&head, "repetition_index");
+    x->b = &tail;
+    end_row(x);
+    x->b = out;
+    char iterations[KB_JO_NUMBER_MAX], t[KB_JO_NUMBER_MAX], index[16];
+    kb_jo_number_text(iterations, s->reps);
+    int rc = head.failed || tail.failed ? kb_fail(err, "out of memory") : 0;
+    if (rc == 0) rc = kb_spool_seek(spool, s->at, err);
+    for (int i = 0; i < s->n && rc == 0 && !out->failed; ++i) {
+        double ms;
+        if ((rc = kb_spool_next(spool, &ms, err)) != 0) break;
+        kb_jo_number_text(t, ms * MS_TO_UNIT);
+        snprintf(index, sizeof index, "%d", i);
+        separate(x);
+        kb_buf_putn(out, head.text, head.len);
+        kb_buf_puts(out, index);
+        kb_buf_puts(out, ", \"threads\": 1, \"iterations\": ");
+        kb_buf_puts(out, iterations);
+        kb_buf_puts(out, ", \"real_time\": ");
+        kb_buf_puts(out, t);
+        kb_buf_puts(out, ", \"cpu_time\": ");
+        kb_buf_puts(out, t);
+        kb_buf_puts(out, ", \"time_unit\": \"" TIME_UNIT "\"");
+        counters(out, x->c, ms, 0);
+        kb_buf_putn(out, tail.text, tail.len);
     }
+    free(head.text);
+    free(tail.text);
+    return rc;
 }
 
 /* One aggregate row (a time, or the cv as a fraction); none for a figure
  * the result does not report. */
-static void aggregate(cJSON *out, const row_ctx *x, const char *agg, double value, int is_time) {
+static void aggregate(row_ctx *x, const char *agg, double value, int is_time) {
     if (!isfinite(value)) return;
     char name[600];
     snprintf(name, sizeof name, "%s_%s", x->run_name, agg);
-    cJSON *o = row(x, name, "aggregate");
-    cJSON_AddStringToObject(o, "aggregate_name", agg);
-    cJSON_AddStringToObject(o, "aggregate_unit", is_time ? "time" : "percentage");
-    add_times(o, is_time ? value * MS_TO_UNIT : value, x->repetitions);
-    if (strcmp(agg, "median") == 0) add_counters(o, x->c, x->c->median_ms);
-    cJSON_AddItemToArray(out, o);
+    separate(x);
+    begin_row(x, name, "aggregate");
+    field_text(x->b, "aggregate_name", agg);
+    field_text(x->b, "aggregate_unit", is_time ? "time" : "percentage");
+    times(x->b, is_time ? value * MS_TO_UNIT : value, x->repetitions);
+    if (strcmp(agg, "median") == 0) counters(x->b, x->c, x->c->median_ms, 1);
+    end_row(x);
 }
 
-/* The case's own mean, stddev and cv: NAN when absent, else not negative. */
-static int case_figures(const cJSON *c, double out[3], const char *file, const char *field,
-                        kb_err *err) {
-    static const char *const keys[3] = {"mean_ms", "stddev_ms", "cv"};
-    for (int k = 0; k < 3; ++k) {
-        out[k] = NAN;
-        if (kb_json_number(c, keys[k], 0, &out[k], file, field, err) != 0) return -1;
-        if (out[k] < 0)
-            return kb_fail(err, "%s: field '%s.%s': %g is negative", file, field, keys[k], out[k]);
-    }
-    return 0;
+/* A case whose result has no samples is written as its aggregates, and
+ * said: compare.py has no repetitions of it to run its U test on. */
+static void note_no_samples(FILE *notes, const row_ctx *x, int *n) {
+    if (!notes || (*n)++ >= NOTES_MAX) return;
+    fprintf(notes,
+            "kbench-report: %s: field 'cases[%d].rounds': none for case '%s' variant '%s': "
+            "written as its aggregates only (no repetitions: compare.py runs no U test on "
+            "it)\n",
+            x->t->file, x->instance, x->c->name, x->c->variant);
 }
 
-static int case_rows(cJSON *out, row_ctx *x, const cJSON *c, int aggregates_only, kb_err *err) {
-    char field[32];
-    snprintf(field, sizeof field, "cases[%d]", x->instance);
-    if (strcmp(x->c->verdict, "error") == 0 || strcmp(x->c->verdict, "skipped") == 0) {
-        x->repetitions = 1;
-        error_row(out, x);
+static int case_rows(row_ctx *x, const kb_sum_run *run, int aggregates_only, FILE *notes,
+                     int *no_samples, kb_err *err) {
+    const kb_sum_case *c = x->c;
+    if (strcmp(c->verdict, "error") == 0 || strcmp(c->verdict, "skipped") == 0) {
+        error_row(x, c->verdict, c->error);
         return 0;
     }
-    samples s;
-    double fig[3];
-    if (find_samples(c, x->c->median_ms, &s, x->t->file, field, err) != 0 ||
-        case_figures(c, fig, x->t->file, field, err) != 0)
-        return -1;
-    x->repetitions = s.n > 0 ? s.n : 1;
-    if (!aggregates_only) sample_rows(out, x, &s);
-    aggregate(out, x, "mean", fig[0], 1);
-    aggregate(out, x, "median", x->c->median_ms, 1);
-    aggregate(out, x, "stddev", fig[1], 1);
-    aggregate(out, x, "cv", fig[2], 0);
+    x->repetitions = c->samples.n > 0 ? c->samples.n : 1;
+    if (!aggregates_only && c->samples.n == 0) note_no_samples(notes, x, no_samples);
+    if (!aggregates_only && c->samples.n > 0 && sample_rows(x, &run->samples, err) != 0) return -1;
+    aggregate(x, "mean", c->mean_ms, 1);
+    aggregate(x, "median", c->median_ms, 1);
+    aggregate(x, "stddev", c->stddev_ms, 1);
+    aggregate(x, "cv", c->cv, 0);
     return 0;
 }
 
-static int benchmarks(cJSON *out, const kb_sum_run *run, int aggregates_only, kb_err *err) {
+static int benchmarks(kb_buf *b, const kb_sum_run *run, int aggregates_only, FILE *notes,
+                      kb_err *err) {
+    int no_samples = 0, rows = 0;
     for (int i = 0; i < run->n_tests; ++i) {
         const kb_sum_test *t = &run->tests[i];
-        const cJSON *cases = cJSON_GetObjectItemCaseSensitive(t->root, "cases");
-        for (int j = 0; j < t->n_cases; ++j) {
-            row_ctx x = {.t = t, .c = &t->cases[j], .family = i, .instance = j};
+        if (t->n_cases == 0) { /* it stopped before its cases: one row says why */
+            row_ctx x = {.b = b, .t = t, .family = i, .rows = rows++};
+            snprintf(x.run_name, sizeof x.run_name, "%s", t->name);
+            error_row(&x, t->status,
+                      *t->error ? t->error : "the test stopped before its cases (see its log)");
+        }
+        for (int j = 0; j < t->n_cases && !b->failed; ++j) {
+            row_ctx x = {
+                .b = b, .t = t, .c = &t->cases[j], .family = i, .instance = j, .rows = rows};
             int def = strcmp(x.c->variant, "default") == 0;
             snprintf(x.run_name, sizeof x.run_name, "%s/%s%s%s", t->name, x.c->name, def ? "" : "/",
                      def ? "" : x.c->variant);
-            if (case_rows(out, &x, cJSON_GetArrayItem(cases, j), aggregates_only, err) != 0)
-                return -1;
+            if (case_rows(&x, run, aggregates_only, notes, &no_samples, err) != 0) return -1;
+            rows = x.rows;
         }
     }
+    if (notes && no_samples > NOTES_MAX)
+        fprintf(notes, "kbench-report: and %d more cases without samples, written the same way\n",
+                no_samples - NOTES_MAX);
     return 0;
 }
 
@@ -261,13 +284,25 @@ static cJSON *context(const kb_sum_run *run) {
     return ctx;
 }
 
-int kb_sum_gbench_text(const kb_sum_run *run, int aggregates_only, char **text, kb_err *err) {
-    *text = NULL;
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddItemToObject(root, "context", context(run));
-    cJSON *list = cJSON_AddArrayToObject(root, "benchmarks");
-    int rc = benchmarks(list, run, aggregates_only, err);
-    if (rc == 0 && !(*text = kb_json_print(root))) rc = kb_fail(err, "out of memory");
-    cJSON_Delete(root);
-    return rc;
+int kb_sum_gbench_write(kb_buf *b, const kb_sum_run *run, int aggregates_only, FILE *notes,
+                        kb_err *err) {
+    cJSON *ctx = context(run);
+    char *text = ctx ? kb_json_print(ctx) : NULL;
+    cJSON_Delete(ctx);
+    if (!text) return kb_fail(err, "out of memory");
+    kb_buf_puts(b, "{\n  \"context\": ");
+    /* the context at depth 1: its lines after the first indented */
+    for (const char *line = text; *line;) {
+        size_t n = strcspn(line, "\n");
+        if (line != text) kb_buf_puts(b, "  ");
+        kb_buf_putn(b, line, n);
+        line += n;
+        if (*line) ++line;
+        if (*line) kb_buf_puts(b, "\n");
+    }
+    free(text);
+    kb_buf_puts(b, ",\n  \"benchmarks\": [\n");
+    if (benchmarks(b, run, aggregates_only, notes, err) != 0) return -1;
+    kb_buf_puts(b, "\n  ]\n}\n");
+    return 0;
 }

@@ -1,11 +1,14 @@
 /* Reading the result JSONs (benchtests/src/report.c writes them) into the
- * model. A result that does not have the fields the report needs is an
- * error naming the file and the field. */
+ * model. A result that does not have the fields the report needs, or holds
+ * what the driver never writes, is an error naming the file and the field.
+ * Each result is read in one pass (jsonstream.h): its cases one at a time,
+ * each copied into the model and freed, its samples checked as they come
+ * and, for gbench, put in the run's spool. */
 #define _GNU_SOURCE
+#include "jsonstream.h"
 #include "jsonutil.h"
 #include "summary.h"
 #include "timer.h"
-#include "utf8.h"
 #include "verdict.h"
 
 #include <dirent.h>
@@ -97,7 +100,9 @@ static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const 
                    err) != 0)
             return -1;
     if (text(lat, "drift_probe", 0, &k->drift_probe, file, path, err) != 0 ||
-        figure(lat, "record_noise", 0, &k->record_noise, INFINITY, file, path, err) != 0)
+        figure(lat, "record_noise", 0, &k->record_noise, INFINITY, file, path, err) != 0 ||
+        figure(lat, "record_drift", 0, &k->record_drift, INFINITY, file, path, err) != 0 ||
+        figure(lat, "tolerance", 0, &k->tolerance, INFINITY, file, path, err) != 0)
         return -1;
     return load_ab(lat, k, file, path, err);
 }
@@ -178,17 +183,108 @@ static void clear_case(kb_sum_case *k) {
                          &k->ab_hi,
                          &k->ab_pairs,
                          &k->record_noise,
+                         &k->record_drift,
+                         &k->tolerance,
                          &k->pct_roofline,
                          &k->vendor_speedup,
                          &k->intensity,
                          &k->footprint_bytes,
                          &k->roof_gbps,
                          &k->compute_gflops,
-                         &k->attainable_gflops};
+                         &k->attainable_gflops,
+                         &k->mean_ms,
+                         &k->stddev_ms,
+                         &k->cv};
     for (size_t i = 0; i < sizeof figures / sizeof *figures; ++i) *figures[i] = NAN;
+    k->samples = (kb_sum_samples){0, 0, NAN, -1};
 }
 
-static int load_case(const cJSON *c, int i, kb_sum_case *k, const char *file, kb_err *err) {
+/* What the reading saw of one round's samples_ms (the array itself is not
+ * kept in the case's JSON). */
+typedef struct round_seen {
+    int present; /* the round has a samples_ms array */
+    int n;       /* its length */
+    int bad;     /* the first sample that is not a positive finite time; -1 none */
+    long at;     /* its first sample's place in the spool */
+} round_seen;
+
+/* The state of reading one result. */
+typedef struct reading {
+    kb_sum_run *run;
+    kb_sum_test *t;
+    round_seen *rounds; /* the rounds of the case being read, by index */
+    int n_rounds, cap_rounds;
+    long spool_at; /* the spool's count when the current samples_ms began */
+} reading;
+
+/* The case's own mean, stddev and cv: NAN when absent, else not negative. */
+static int case_stats(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
+                      kb_err *err) {
+    if (figure(c, "mean_ms", 0, &k->mean_ms, INFINITY, file, field, err) != 0 ||
+        figure(c, "stddev_ms", 0, &k->stddev_ms, INFINITY, file, field, err) != 0)
+        return -1;
+    return figure(c, "cv", 0, &k->cv, INFINITY, file, field, err);
+}
+
+/* The samples of the round whose median is the case's (the round the gate
+ * used), else of the first: positive finite times, at least one. A case
+ * without rounds (a result written by hand or trimmed) has none. */
+static int pick_samples(const reading *rd, const cJSON *c, kb_sum_case *k, const char *field,
+                        kb_err *err) {
+    const char *file = rd->t->file;
+    const cJSON *rounds, *r;
+    if (kb_json_array(c, "rounds", 0, &rounds, file, field, err) != 0) return -1;
+    if (!rounds) return 0;
+    if (!rounds->child)
+        return kb_fail(err, "%s: field '%s.rounds': empty: a case that ran has at least one round",
+                       file, field);
+    const cJSON *pick = rounds->child;
+    int at = 0, i = 0;
+    cJSON_ArrayForEach(r, rounds) {
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "median_ms");
+        if (cJSON_IsNumber(m) && m->valuedouble == k->median_ms) {
+            pick = r;
+            at = i;
+            break;
+        }
+        ++i;
+    }
+    char path[96];
+    snprintf(path, sizeof path, "%s.rounds[%d]", field, at);
+    const cJSON *ms;
+    int64_t reps;
+    if (!cJSON_IsObject(pick))
+        return kb_fail(err, "%s: field '%s': expected an object", file, path);
+    if (kb_json_array(pick, "samples_ms", 1, &ms, file, path, err) != 0 ||
+        kb_json_int(pick, "reps", 1, 1, INT64_MAX, &reps, file, path, err) != 0)
+        return -1;
+    const round_seen *seen = at < rd->n_rounds ? &rd->rounds[at] : NULL;
+    if (!seen || !seen->present)
+        return kb_fail(err, "%s: field '%s.samples_ms': not read", file, path);
+    if (seen->bad >= 0)
+        return kb_fail(err, "%s: field '%s.samples_ms[%d]': expected a positive time in ms", file,
+                       path, seen->bad);
+    if (seen->n == 0)
+        return kb_fail(err,
+                       "%s: field '%s.samples_ms': empty: a round has at least one sample (the "
+                       "case's series would be empty)",
+                       file, path);
+    k->samples = (kb_sum_samples){seen->n, at, (double)reps, rd->run->samples.f ? seen->at : -1};
+    return 0;
+}
+
+/* The case's strings, copied out of its JSON (freed once it is read). */
+static int own_strings(kb_sum_run *run, kb_sum_case *k) {
+    const char **strings[] = {&k->name,        &k->variant,      &k->verdict,
+                              &k->error,       &k->acc_failures, &k->compare_to,
+                              &k->drift_probe, &k->level,        &k->bound};
+    for (size_t i = 0; i < sizeof strings / sizeof *strings; ++i)
+        if (!(*strings[i] = kb_strpool_copy(&run->strings, *strings[i]))) return -1;
+    return 0;
+}
+
+static int load_case(const reading *rd, const cJSON *c, int i, kb_sum_case *k, kb_err *err) {
+    const char *file = rd->t->file;
     char field[32];
     snprintf(field, sizeof field, "cases[%d]", i);
     clear_case(k);
@@ -208,25 +304,107 @@ static int load_case(const cJSON *c, int i, kb_sum_case *k, const char *file, kb
     if (member(c, "error") || member(c, "skipped")) {
         k->verdict = member(c, "error") ? "error" : "skipped";
         if (!*k->error) k->error = skipped;
-        return 0;
+    } else if (load_figures(c, k, file, field, err) != 0 ||
+               case_stats(c, k, file, field, err) != 0 || pick_samples(rd, c, k, field, err) != 0) {
+        return -1;
     }
-    return load_figures(c, k, file, field, err);
+    return own_strings(rd->run, k) == 0 ? 0 : kb_fail(err, "%s: out of memory", file);
 }
 
-static int load_cases(kb_sum_test *t, kb_err *err) {
-    const cJSON *cases = member(t->root, "cases");
-    if (!cJSON_IsArray(cases))
-        return kb_fail(err, "%s: field 'cases': %s", t->file,
-                       cases ? "expected an array" : "missing");
-    int n = cJSON_GetArraySize(cases);
-    t->cases = calloc(n ? (size_t)n : 1, sizeof *t->cases);
-    if (!t->cases) return kb_fail(err, "%s: out of memory", t->file);
-    const cJSON *c;
-    cJSON_ArrayForEach(c, cases) {
-        if (load_case(c, t->n_cases, &t->cases[t->n_cases], t->file, err) != 0) return -1;
-        ++t->n_cases;
+/* ---- the reading's hooks (jsonstream.h) ------------------------------------ */
+
+#define CASES   "cases"
+#define SAMPLES "cases[].rounds[].samples_ms"
+#define PAIRS   "cases[].latency.ab.pairs" /* A/B: every pair; the report reads none */
+
+static int claims(void *ctx, const char *path) {
+    (void)ctx;
+    return strcmp(path, CASES) == 0 || kb_js_path_is(path, SAMPLES) || kb_js_path_is(path, PAIRS);
+}
+
+/* The record of round `r` of the case being read. */
+static round_seen *round_at(reading *rd, int r) {
+    if (r >= rd->cap_rounds) {
+        int cap = r + 16;
+        round_seen *grown = realloc(rd->rounds, (size_t)cap * sizeof *grown);
+        if (!grown) return NULL;
+        rd->rounds = grown;
+        rd->cap_rounds = cap;
     }
+    for (; rd->n_rounds <= r; ++rd->n_rounds) rd->rounds[rd->n_rounds] = (round_seen){0, 0, -1, 0};
+    return &rd->rounds[r];
+}
+
+static int add_case(reading *rd, const cJSON *item, int i, kb_err *err) {
+    kb_sum_test *t = rd->t;
+    if (t->n_cases == t->cap_cases) {
+        int cap = t->cap_cases ? 2 * t->cap_cases : 16;
+        kb_sum_case *grown = realloc(t->cases, (size_t)cap * sizeof *grown);
+        if (!grown) return kb_fail(err, "%s: out of memory", t->file);
+        t->cases = grown;
+        t->cap_cases = cap;
+    }
+    int rc = load_case(rd, item, i, &t->cases[t->n_cases], err);
+    rd->n_rounds = 0; /* the next case's rounds */
+    if (rc == 0) t->n_cases++;
+    return rc;
+}
+
+static int sample(reading *rd, const kb_js_at *at, int i, const cJSON *v, kb_err *err) {
+    round_seen *r = at->n_index == 2 ? round_at(rd, at->index[1]) : NULL;
+    if (!r) return kb_fail(err, "%s: out of memory", rd->t->file);
+    if (i == 0) rd->spool_at = rd->run->samples.n;
+    const int ok = cJSON_IsNumber(v) && v->valuedouble > 0 && isfinite(v->valuedouble);
+    if (!ok && r->bad < 0) r->bad = i;
+    if (rd->run->samples.f && kb_spool_put(&rd->run->samples, ok ? v->valuedouble : 0, err) != 0)
+        return -1;
     return 0;
+}
+
+static int element(void *ctx, const kb_js_at *at, int i, const cJSON *item, kb_err *err) {
+    reading *rd = ctx;
+    if (strcmp(at->path, CASES) == 0) return add_case(rd, item, i, err);
+    if (kb_js_path_is(at->path, SAMPLES)) return sample(rd, at, i, item, err);
+    return 0; /* an A/B pair */
+}
+
+static int end(void *ctx, const kb_js_at *at, int n, kb_err *err) {
+    reading *rd = ctx;
+    if (!kb_js_path_is(at->path, SAMPLES)) return 0;
+    round_seen *r = at->n_index == 2 ? round_at(rd, at->index[1]) : NULL;
+    if (!r) return kb_fail(err, "%s: out of memory", rd->t->file);
+    r->present = 1;
+    r->n = n;
+    r->at = n ? rd->spool_at : rd->run->samples.n;
+    return 0;
+}
+
+/* A case measured twice in one test would be two rows of one name
+ * (gbench, the leaderboard): the driver runs each case and variant once. */
+static int by_case(const void *a, const void *b) {
+    const kb_sum_case *x = *(const kb_sum_case *const *)a, *y = *(const kb_sum_case *const *)b;
+    int d = strcmp(x->name, y->name);
+    if (!d) d = strcmp(x->variant, y->variant);
+    return d ? d : (x < y ? -1 : 1);
+}
+
+static int check_repeats(const kb_sum_test *t, kb_err *err) {
+    if (t->n_cases < 2) return 0;
+    const kb_sum_case **sorted = malloc((size_t)t->n_cases * sizeof *sorted);
+    if (!sorted) return kb_fail(err, "%s: out of memory", t->file);
+    for (int i = 0; i < t->n_cases; ++i) sorted[i] = &t->cases[i];
+    qsort(sorted, (size_t)t->n_cases, sizeof *sorted, by_case);
+    int rc = 0;
+    for (int i = 1; i < t->n_cases && rc == 0; ++i)
+        if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0 &&
+            strcmp(sorted[i - 1]->variant, sorted[i]->variant) == 0)
+            rc = kb_fail(err,
+                         "%s: field 'cases[%d]': case '%.100s' of variant '%.100s' is also "
+                         "cases[%d]: a test measures each case and variant once",
+                         t->file, (int)(sorted[i] - t->cases), sorted[i]->name, sorted[i]->variant,
+                         (int)(sorted[i - 1] - t->cases));
+    free(sorted);
+    return rc;
 }
 
 /* The driver's final statuses, and those of a result it left unfinished
@@ -335,6 +513,7 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
         text(r, "ab_base", 0, &t->ab_base, f, "", err) != 0 ||
         figure(r, "latency_tolerance", 1, &t->latency_tol, 10.0, f, "", err) != 0 ||
         figure(r, "accuracy_drift", 0, &t->accuracy_drift, INFINITY, f, "", err) != 0 ||
+        text(r, "error", 0, &t->error, f, "", err) != 0 ||
         kb_json_object(r, "environment", 0, &t->env, f, "", err) != 0)
         return -1;
     if (!*t->name) return kb_fail(err, "%s: field 'test': empty (the test's name)", f);
@@ -343,45 +522,30 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
                        "%s: field 'status': '%s' is not 'passed', 'failed', 'error', 'running', "
                        "'timeout' or 'crashed'",
                        f, t->status);
+    const cJSON *cases = member(r, "cases");
+    if (!cJSON_IsArray(cases))
+        return kb_fail(err, "%s: field 'cases': %s", f, cases ? "expected an array" : "missing");
+    /* a test that passed ran something; one that did not may have stopped first */
+    if (t->n_cases == 0 && strcmp(t->status, "passed") == 0)
+        return kb_fail(err,
+                       "%s: field 'cases': empty, yet the status is 'passed': a test passes by "
+                       "running its cases",
+                       f);
     if (load_calibration(t, err) != 0) return -1;
-    return load_cases(t, err);
+    return check_repeats(t, err);
 }
 
-/* Every key and string of the result is UTF-8, as the driver writes them:
- * they are copied into summary.json and summary.md, which must stay UTF-8. */
-static int check_utf8(const cJSON *node, char *path, size_t cap, const char *file, kb_err *err) {
-    size_t len = strlen(path);
-    int i = 0;
-    if (cJSON_IsString(node) && !kb_utf8_valid(node->valuestring))
-        return kb_fail(err, "%s: field '%s': not valid UTF-8", file, path);
-    for (const cJSON *it = node->child; it; it = it->next, ++i) {
-        if (it->string && !kb_utf8_valid(it->string))
-            return kb_fail(err, "%s: field '%s': a key that is not valid UTF-8", file,
-                           len ? path : "(the top level)");
-        if (it->string)
-            snprintf(path + len, cap - len, "%s%s", len ? "." : "", it->string);
-        else
-            snprintf(path + len, cap - len, "[%d]", i);
-        int rc = check_utf8(it, path, cap, file, err);
-        path[len] = '\0';
-        if (rc != 0) return -1;
-    }
-    return 0;
-}
-
-static int load_test(kb_sum_test *t, const char *dir, const char *name, kb_err *err) {
+static int load_test(kb_sum_run *run, kb_sum_test *t, const char *name, kb_err *err) {
     memset(t, 0, sizeof *t);
-    if (asprintf(&t->file, "%s/%s", dir, name) < 0) {
+    if (asprintf(&t->file, "%s/%s", run->results_dir, name) < 0) {
         t->file = NULL;
         return kb_fail(err, "out of memory");
     }
-    /* kb_json_read_file refuses a FIFO nobody writes to, a directory and a
-     * device, naming the file. */
-    t->root = kb_json_read_file(t->file, err);
-    if (!t->root) return -1;
-    char path[512] = "";
-    return check_utf8(t->root, path, sizeof path, t->file, err) != 0 ? -1
-                                                                     : load_test_fields(t, err);
+    reading rd = {.run = run, .t = t};
+    const kb_js_hooks hooks = {&rd, claims, element, end};
+    t->root = kb_js_read_file(t->file, &hooks, "a kbench result", err);
+    free(rd.rounds);
+    return t->root ? load_test_fields(t, err) : -1;
 }
 
 static int json_file(const struct dirent *de) {
@@ -409,7 +573,7 @@ static int load_all(kb_sum_run *run, struct dirent **names, int n, kb_err *err) 
     time_t newest = 0;
     for (int i = 0; i < n; ++i) {
         kb_sum_test *t = &run->tests[run->n_tests++];
-        if (load_test(t, run->results_dir, names[i]->d_name, err) != 0) return -1;
+        if (load_test(run, t, names[i]->d_name, err) != 0) return -1;
         note_time(run, t->file, &newest);
     }
     qsort(run->tests, (size_t)run->n_tests, sizeof *run->tests, by_name);
@@ -447,9 +611,11 @@ static int keep_since(const char *dir, const char *since, struct dirent **names,
     return kept;
 }
 
-int kb_sum_load(kb_sum_run *run, const char *dir, const char *since, kb_err *err) {
+int kb_sum_load(kb_sum_run *run, const char *dir, const char *since, int keep_samples,
+                kb_err *err) {
     memset(run, 0, sizeof *run);
     snprintf(run->results_dir, sizeof run->results_dir, "%s", dir);
+    if (keep_samples && kb_spool_open(&run->samples, err) != 0) return -1;
     kb_utc_now(run->generated_at, sizeof run->generated_at);
     struct dirent **names = NULL;
     int n = scandir(dir, &names, json_file, alphasort);
@@ -480,5 +646,7 @@ void kb_sum_free(kb_sum_run *run) {
     }
     free(run->tests);
     free(run->order);
+    kb_strpool_free(&run->strings);
+    kb_spool_close(&run->samples);
     memset(run, 0, sizeof *run);
 }

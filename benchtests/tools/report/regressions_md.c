@@ -33,35 +33,25 @@ static void ab_rule(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
                   1.0 + t->latency_tol);
 }
 
-/* Update mode: the rounds were too noisy to become a baseline. */
-static void noise_rule(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
-    char noise[32];
-    kb_buf_printf(b,
-                  "**Rule: too noisy to record** (verdict `too_noisy`). The gate would grant "
-                  "these rounds %s %% of noise, more than the tolerance (%.1f %%); nothing "
-                  "was recorded for this case.\n\n",
-                  kb_fig(noise, sizeof noise, "%.1f", 100.0 * c->record_noise),
-                  100.0 * t->latency_tol);
-}
-
 static void latency_rule(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     char first[32], p[32], noise[32], drift[32];
     if (strcmp(t->mode, "ab") == 0) {
         ab_rule(b, t, c);
         return;
     }
-    kb_buf_printf(
-        b,
-        "**Rule: latency regression** (verdict `regression`). The median is x%.3f "
-        "the baseline's, above the tolerance x%.2f in the first round (x%s) and in "
-        "every confirmation round; the best round is slower than the case's own "
-        "noise (%s %%) and significantly slower than the baseline's samples x%.2f "
-        "(Mann-Whitney p = %s); the machine probe (%s) explains a slowdown "
-        "of x%s only.\n\n",
-        c->ratio, 1.0 + t->latency_tol, kb_fig(first, sizeof first, "%.3f", c->first_ratio),
-        kb_fig(noise, sizeof noise, "%.1f", 100.0 * c->noise), 1.0 + t->latency_tol,
-        kb_fig(p, sizeof p, "%.2g", c->p_value), *c->drift_probe ? c->drift_probe : "no figure",
-        kb_fig(drift, sizeof drift, "%.3f", c->drift));
+    kb_buf_printf(b,
+                  "**Rule: latency regression** (verdict `regression`). The median is x%.3f "
+                  "the baseline's, above the tolerance x%.2f in the first round (x%s) and in "
+                  "every confirmation round; the best round is slower than the case's own "
+                  "noise (%s %%) and significantly slower than the baseline's samples x%.2f "
+                  "(Mann-Whitney p = %s); the machine probe (%s) explains a slowdown "
+                  "of x%s only.\n\n",
+                  c->ratio, 1.0 + kb_sum_case_tolerance(t, c),
+                  kb_fig(first, sizeof first, "%.3f", c->first_ratio),
+                  kb_fig(noise, sizeof noise, "%.1f", 100.0 * c->noise),
+                  1.0 + kb_sum_case_tolerance(t, c), kb_fig(p, sizeof p, "%.2g", c->p_value),
+                  *c->drift_probe ? c->drift_probe : "no figure",
+                  kb_fig(drift, sizeof drift, "%.3f", c->drift));
 }
 
 static void rules(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
@@ -72,14 +62,12 @@ static void rules(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
         return;
     }
     if (kb_sum_verdict_is(c, KB_LAT_REGRESSION)) latency_rule(b, t, c);
-    if (kb_sum_verdict_is(c, KB_LAT_TOO_NOISY)) noise_rule(b, t, c);
     if (*c->acc_failures) {
         kb_buf_puts(b, "**Rule: accuracy**: the output failed these checks:\n\n");
         kb_md_fence(b, c->acc_failures);
         kb_buf_puts(b, "\n");
     }
-    if (!kb_sum_verdict_is(c, KB_LAT_REGRESSION) && !kb_sum_verdict_is(c, KB_LAT_TOO_NOISY) &&
-        !*c->acc_failures) {
+    if (!kb_sum_verdict_is(c, KB_LAT_REGRESSION) && !*c->acc_failures) {
         kb_buf_puts(b, "**Rule**: the result marks the case failed (latency verdict ");
         kb_md_code(b, c->verdict, 0);
         kb_buf_puts(b, ").\n\n");
@@ -102,7 +90,7 @@ static void figures(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     if (isfinite(c->ratio))
         kb_buf_printf(b, "| ratio to %s | %.3f | at most %.2f allowed |\n",
                       strcmp(t->mode, "ab") == 0 ? "base (A/B)" : "baseline", c->ratio,
-                      1.0 + t->latency_tol);
+                      1.0 + kb_sum_case_tolerance(t, c));
     figure_row(b, "RMSE", 4, c->rmse, c->base_rmse);
     figure_row(b, "max abs error", 4, c->max_abs, NAN);
     figure_row(b, "GB/s", 4, c->gbps, NAN);
@@ -119,28 +107,39 @@ static void failed_case(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     if (strcmp(c->verdict, "error") != 0) figures(b, t, c);
 }
 
-char *kb_sum_regressions_text(const kb_sum_run *run) {
-    kb_buf b = {0};
-    kb_buf_puts(&b, "# Regressions\n\n");
-    if (!run->n_failed_tests) {
-        kb_buf_printf(&b, "No regressions: all %d tests (%d cases) passed.\n", run->n_tests,
-                      run->n_cases);
-        return kb_buf_finish(&b);
+/* A test that failed outside its cases: the error the result records (a
+ * run that stopped before its cases, such as an A/B base that does not
+ * speak the partner protocol), else the status alone. */
+static void test_failure(kb_buf *b, const kb_sum_test *t) {
+    title(b, t, NULL);
+    if (*t->error) {
+        kb_buf_printf(b, "**Rule: error**: the test stopped before its cases (status `%s`):\n\n",
+                      t->status);
+        kb_md_fence(b, t->error);
+        kb_buf_puts(b, "\n");
+        return;
     }
-    kb_buf_printf(&b,
+    kb_buf_printf(b,
+                  "The test's status is `%s` although no case failed, and its result names no "
+                  "error: the driver reported it outside the cases (see the test's log).\n\n",
+                  t->status);
+}
+
+void kb_sum_regressions_write(kb_buf *b, const kb_sum_run *run) {
+    kb_buf_puts(b, "# Regressions\n\n");
+    if (!run->n_failed_tests) {
+        kb_buf_printf(b, "No regressions: all %d tests (%d cases) passed.\n", run->n_tests,
+                      run->n_cases);
+        return;
+    }
+    kb_buf_printf(b,
                   "%d of %d tests failed, %d of %d cases. How a regression is told from "
                   "noise: docs/gate.md.\n\n",
                   run->n_failed_tests, run->n_tests, run->n_failed_cases, run->n_cases);
     for (int i = 0; i < run->n_tests && run->tests[run->order[i]].cls == KB_SUM_FAILED; ++i) {
         const kb_sum_test *t = &run->tests[run->order[i]];
+        if (*t->error || !t->n_failed) test_failure(b, t);
         for (int j = 0; j < t->n_cases; ++j)
-            if (!t->cases[j].passed) failed_case(&b, t, &t->cases[j]);
-        if (t->n_failed) continue;
-        title(&b, t, NULL);
-        kb_buf_printf(&b,
-                      "The test's status is `%s` although no case failed: the driver "
-                      "reported an error outside the cases (see the test's log).\n\n",
-                      t->status);
+            if (!t->cases[j].passed) failed_case(b, t, &t->cases[j]);
     }
-    return kb_buf_finish(&b);
 }

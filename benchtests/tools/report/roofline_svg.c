@@ -60,7 +60,8 @@ typedef struct chart {
     int n_pts, dropped; /* dropped: points past MAX_PTS */
     const kb_sum_test *no_flops_t[MAX_PTS];
     const kb_sum_case *no_flops_c[MAX_PTS];
-    int n_no_flops, derived; /* derived: intensities from GFLOP/s / GB/s */
+    int n_no_flops, no_flops_more; /* more: those past MAX_PTS, counted */
+    int derived;                   /* intensities from GFLOP/s / GB/s */
     const char *kernels[N_COLORS * 8];
     int n_kernels;
     double xlo, xhi, ylo, yhi; /* decades (log10) at the plot's edges */
@@ -129,6 +130,10 @@ static double intensity(chart *ch, const kb_sum_case *c) {
 static void add_case(chart *ch, const kb_sum_test *t, const kb_sum_case *c) {
     if (!isfinite(c->median_ms)) return; /* did not run: an error (listed) or skipped */
     double x = intensity(ch, c);
+    if ((!(c->gflops > 0) || !(x > 0)) && ch->n_no_flops == MAX_PTS) {
+        ch->no_flops_more++; /* the list shows a few and counts the rest */
+        return;
+    }
     if (!(c->gflops > 0) || !(x > 0)) {
         ch->no_flops_t[ch->n_no_flops] = t;
         ch->no_flops_c[ch->n_no_flops++] = c;
@@ -187,8 +192,7 @@ static void collect(chart *ch) {
         const kb_sum_test *t = &ch->run->tests[i];
         if (!charted(t, ch->backend)) continue;
         if (!ch->ceilings && (t->n_levels || t->n_compute || t->n_matrix)) ch->ceilings = t;
-        for (int j = 0; j < t->n_cases && ch->n_no_flops < MAX_PTS; ++j)
-            add_case(ch, t, &t->cases[j]);
+        for (int j = 0; j < t->n_cases; ++j) add_case(ch, t, &t->cases[j]);
     }
     ch->top_roof = NAN;
     if (!ch->ceilings) return;
@@ -605,6 +609,7 @@ static double no_flops_list(kb_buf *b, const chart *ch, double y) {
         case_words(item, sizeof item, ch->no_flops_t[i], ch->no_flops_c[i], "");
         note_item(&n, item);
     }
+    n.left += ch->no_flops_more;
     return note_end(&n);
 }
 
@@ -658,7 +663,7 @@ static void title(kb_buf *b, const chart *ch) {
 
 /* The parts in drawing order; with b NULL, only the height. */
 static void draw(kb_buf *b, chart *ch, double *height) {
-    kb_buf ignore = {0};
+    kb_buf ignore = {.discard = 1};
     kb_buf *out = b ? b : &ignore;
     double top = 0;
     if (b) {
@@ -673,9 +678,12 @@ static void draw(kb_buf *b, chart *ch, double *height) {
     free(ignore.text);
 }
 
-char *kb_sum_roofline_svg_text(const kb_sum_run *run, const char *backend) {
+void kb_sum_roofline_svg_write(kb_buf *b, const kb_sum_run *run, const char *backend) {
     chart *ch = calloc(1, sizeof *ch);
-    if (!ch) return NULL;
+    if (!ch) {
+        b->failed = 1;
+        return;
+    }
     ch->run = run;
     ch->backend = backend;
     collect(ch);
@@ -688,9 +696,7 @@ char *kb_sum_roofline_svg_text(const kb_sum_run *run, const char *backend) {
     double height = 0;
     draw(NULL, ch, &height); /* the height first: the labels are placed again */
     ch->n_boxes = point_boxes;
-    kb_buf b = {0};
-    draw(&b, ch, &height);
-    kb_buf_puts(&b, "</svg>\n");
+    draw(b, ch, &height);
+    kb_buf_puts(b, "</svg>\n");
     free(ch);
-    return kb_buf_finish(&b);
 }

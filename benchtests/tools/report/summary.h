@@ -2,18 +2,35 @@
  * results directory, read into tests and cases, plus the figures derived
  * from them (worst ratio, best % of peak, the test's verdict, the run's
  * environment). Each output (stdout table, summary.json, summary.md,
- * regressions.md, summary.svg) is written by its own file from this model. */
+ * regressions.md, summary.svg, gbench.json) is written by its own file from
+ * this model. The model holds what the outputs need of each case, not the
+ * result's JSON: the results are read one case at a time and their samples
+ * go to a spool on disk (gbench), so that the report's memory grows with
+ * the number of cases, not with the size of the results. */
 #ifndef KB_SUMMARY_H
 #define KB_SUMMARY_H
 
 #include "error.h"
+#include "spool.h"
+#include "strpool.h"
 #include "verdict.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
+/* A case's samples: those of the round its median comes from (the round the
+ * gate used), as the result holds them; in the run's spool when kept. */
+typedef struct kb_sum_samples {
+    int n;       /* how many; 0 when the result has no rounds for the case */
+    int round;   /* the round they come from */
+    double reps; /* calls timed per sample */
+    long at;     /* the first one's place in the spool; -1 when not kept */
+} kb_sum_samples;
+
 /* One case x variant of a test. Figures the result does not report are NAN;
- * strings are never NULL ("" when absent). They point into the test's JSON. */
+ * strings are never NULL ("" when absent). They are the run's copies
+ * (strpool.h): load.c copies each string member, so a new one is added to
+ * its own_strings too. */
 typedef struct kb_sum_case {
     const char *name, *variant;
     const char *verdict;      /* latency verdict (verdict.h's names), "error" or "skipped" */
@@ -26,13 +43,17 @@ typedef struct kb_sum_case {
     double p_value, noise, drift;                  /* the latency decision's evidence */
     const char *drift_probe;                       /* the probe figure behind drift; "" */
     double ab_lo, ab_hi, ab_pairs;                 /* A/B: the ratio's 95 % interval, pairs */
-    double record_noise;                           /* update mode: the noise of the rounds */
-    double speedup, bytes_saved;                   /* against compare_to */
+    double tolerance;            /* the slowdown the case is allowed: its baseline's, or recorded */
+    double record_noise;         /* update mode: the noise of the kept rounds */
+    double record_drift;         /* and the part of it that is drift between rounds */
+    double speedup, bytes_saved; /* against compare_to */
     /* The roofline (docs/report.md): NAN and "" where the result has none
      * (results written before it, a case with no roofline). */
     double pct_roofline, vendor_speedup;
     double intensity, footprint_bytes, roof_gbps, compute_gflops, attainable_gflops;
-    const char *level, *bound; /* the level its working set lives in; what bounds it */
+    const char *level, *bound;     /* the level its working set lives in; what bounds it */
+    double mean_ms, stddev_ms, cv; /* the case's own figures of its samples */
+    kb_sum_samples samples;
 } kb_sum_case;
 
 /* A ceiling of the machine from a result's calibration: a memory level's
@@ -55,10 +76,11 @@ typedef enum kb_sum_class {
 } kb_sum_class;
 
 typedef struct kb_sum_test {
-    char *file; /* the result JSON's path */
-    cJSON *root;
+    char *file;  /* the result JSON's path */
+    cJSON *root; /* the result without its cases (read one at a time into `cases`) */
     const char *name, *kernel, *backend, *precision, *status, *profile, *case_set;
     const char *mode, *ab_base; /* "baseline" or "ab" ("" in older results); the A/B base */
+    const char *error;          /* why a run stopped before its cases (status "error"); "" none */
     double latency_tol, accuracy_drift;
     const cJSON *env; /* the result's "environment" object, or NULL */
     /* the machine's ceilings from the result's "calibration" (none when it
@@ -68,7 +90,7 @@ typedef struct kb_sum_test {
     int n_levels, n_compute, n_matrix;
     const char *calibration_file, *calibrated_at;
     kb_sum_case *cases;
-    int n_cases;
+    int n_cases, cap_cases;
     /* derived (kb_sum_digest) */
     int n_failed, n_regressions, n_accuracy, n_errors;
     int worst;       /* index of the case with the highest ratio, -1 when none has one */
@@ -97,14 +119,17 @@ typedef struct kb_sum_run {
     double latency_tol; /* shared by every test; NAN when they differ */
     kb_sum_env env[KB_SUM_ENV_FIELDS];
     int n_env;
+    kb_strpool strings; /* the cases' strings */
+    kb_spool samples;   /* the cases' samples, when kept */
 } kb_sum_run;
 
 /* load.c: reads every *.json directly in dir (not subfolders); with `since`
  * (a file's path, or NULL), only those modified at or after that file (the
  * results of one ctest run: kbench.session touches it first). Fails naming
  * the file and the field of a result that cannot be read, and when the
- * directory is missing or holds no result. */
-int kb_sum_load(kb_sum_run *run, const char *dir, const char *since, kb_err *err);
+ * directory is missing or holds no result. With keep_samples, each case's
+ * samples go to the run's spool (gbench writes them). */
+int kb_sum_load(kb_sum_run *run, const char *dir, const char *since, int keep_samples, kb_err *err);
 void kb_sum_free(kb_sum_run *run);
 
 /* digest.c: the derived figures, the order and the environment. */
@@ -115,37 +140,46 @@ const cJSON *kb_sum_env_value(const kb_sum_test *t, const char *key);
 /* The case's verdict as the driver's table words it ("ok (noise cleared)"). */
 const char *kb_sum_verdict_text(const kb_sum_case *c);
 int kb_sum_has_ratio(const kb_sum_case *c);
+/* The slowdown the case is allowed: its own (gated against a baseline
+ * recorded with more noise than the test's tolerance, or recorded so), else
+ * the test's. */
+double kb_sum_case_tolerance(const kb_sum_test *t, const kb_sum_case *c);
+/* Whether that is coarser than the test's tolerance. */
+int kb_sum_coarse(const kb_sum_test *t, const kb_sum_case *c);
 /* Whether the case's latency verdict is `v` (never for "error", "skipped"). */
 int kb_sum_verdict_is(const kb_sum_case *c, kb_latency_verdict v);
 
 /* table.c: every case, failures first, on stdout. */
 void kb_sum_print_table(FILE *f, const kb_sum_run *run);
 
-/* The files, as text (malloc'ed; NULL when out of memory). */
-char *kb_sum_json_text(const kb_sum_run *run);        /* summary_json.c */
-char *kb_sum_md_text(const kb_sum_run *run);          /* summary_md.c */
-char *kb_sum_regressions_text(const kb_sum_run *run); /* regressions_md.c */
-char *kb_sum_svg_text(const kb_sum_run *run);         /* svg.c */
+/* The files, written into b (buf.h: bound to the file, it writes as it
+ * fills); a failure is b's. */
+struct kb_buf;
+void kb_sum_json_write(struct kb_buf *b, const kb_sum_run *run);        /* summary_json.c */
+void kb_sum_md_write(struct kb_buf *b, const kb_sum_run *run);          /* summary_md.c */
+void kb_sum_regressions_write(struct kb_buf *b, const kb_sum_run *run); /* regressions_md.c */
+void kb_sum_svg_write(struct kb_buf *b, const kb_sum_run *run);         /* svg.c */
 /* headline.c: summary.txt, the run in a few lines; `out` is the report's
  * directory, named in it. */
 char *kb_sum_headline_text(const kb_sum_run *run, const char *out);
 /* gating.c: how many tests were gated, against what, and (when none was)
  * how to get a gate; markdown (`md`) or plain text. */
-struct kb_buf;
 void kb_sum_gating_text(struct kb_buf *b, const kb_sum_run *run, int md);
 
 /* roofline_svg.c: one roofline chart per backend. kb_sum_backends lists the
  * run's backends (tests of the calibration set aside: they measure the
  * ceilings), at most `max`, in name order; the chart of one of them. */
 int kb_sum_backends(const kb_sum_run *run, const char **out, int max);
-char *kb_sum_roofline_svg_text(const kb_sum_run *run, const char *backend);
+void kb_sum_roofline_svg_write(struct kb_buf *b, const kb_sum_run *run, const char *backend);
 /* The chart's file name, "roofline-<backend>.svg" (characters other than
  * letters, digits, '-' and '_' become '_'). */
 void kb_sum_roofline_file(const char *backend, char *out, size_t size);
 
 /* gbench_json.c: the run in Google Benchmark's JSON format (docs/report.md),
- * with each case's samples as repetitions unless aggregates_only. It reads
- * the samples from the results, so it can fail naming the file and field. */
-int kb_sum_gbench_text(const kb_sum_run *run, int aggregates_only, char **text, kb_err *err);
+ * with each case's samples (from the run's spool) as repetitions unless
+ * aggregates_only. A case whose result has no samples gets its aggregate
+ * rows only, and a line on `notes` says so. */
+int kb_sum_gbench_write(struct kb_buf *b, const kb_sum_run *run, int aggregates_only, FILE *notes,
+                        kb_err *err);
 
 #endif

@@ -1,7 +1,9 @@
 /* summary.json: the run in one machine-readable file (schema in
- * docs/report.md). Written with the harness's deterministic JSON writer:
- * keys sorted, numbers in one fixed format, absent figures as null. */
-#include "jsonw.h"
+ * docs/report.md). Written as the harness's deterministic JSON writer
+ * writes (keys sorted, numbers in one fixed format, absent figures as
+ * null), one test at a time: a test's object is made, written out and
+ * freed before the next. */
+#include "jsonout.h"
 #include "summary.h"
 
 #include <math.h>
@@ -51,6 +53,7 @@ static cJSON *case_json(const kb_sum_case *c) {
     add_num(o, "ratio", c->ratio);
     add_num(o, "baseline_median_ms", c->base_ms);
     add_num(o, "baseline_rmse", c->base_rmse);
+    add_num(o, "tolerance", c->tolerance);
     if (*c->acc_failures) cJSON_AddStringToObject(o, "accuracy_failures", c->acc_failures);
     if (strcmp(c->verdict, "error") == 0 || strcmp(c->verdict, "skipped") == 0)
         cJSON_AddStringToObject(o, c->verdict, c->error);
@@ -92,6 +95,7 @@ static cJSON *test_json(const kb_sum_run *run, const kb_sum_test *t) {
     cJSON_AddStringToObject(o, "mode", *t->mode ? t->mode : "baseline");
     if (*t->ab_base) cJSON_AddStringToObject(o, "ab_base", t->ab_base);
     cJSON_AddStringToObject(o, "result_file", slash ? slash + 1 : t->file);
+    if (*t->error) cJSON_AddStringToObject(o, "error", t->error);
     add_num(o, "latency_tolerance", t->latency_tol);
     cJSON_AddNumberToObject(o, "cases_failed", t->n_failed);
     const kb_sum_case *worst = t->worst >= 0 ? &t->cases[t->worst] : NULL;
@@ -146,7 +150,7 @@ static cJSON *counts_json(const kb_sum_run *run) {
     return o;
 }
 
-char *kb_sum_json_text(const kb_sum_run *run) {
+void kb_sum_json_write(kb_buf *b, const kb_sum_run *run) {
     cJSON *o = cJSON_CreateObject(), *differs;
     cJSON_AddStringToObject(o, "schema", "kbench-summary/1");
     cJSON_AddStringToObject(o, "generated_at", run->generated_at);
@@ -163,10 +167,21 @@ char *kb_sum_json_text(const kb_sum_run *run) {
         kb_sum_roofline_file(backends[i], file, sizeof file);
         cJSON_AddItemToArray(charts, cJSON_CreateString(file));
     }
-    cJSON *tests = cJSON_AddArrayToObject(o, "tests");
-    for (int i = 0; i < run->n_tests; ++i)
-        cJSON_AddItemToArray(tests, test_json(run, &run->tests[i]));
-    char *text = kb_json_print(o);
+    /* "tests" sorts after every other key: written last, one at a time */
+    kb_buf_puts(b, "{\n");
+    kb_jo_members(b, o, 1);
     cJSON_Delete(o);
-    return text;
+    kb_buf_puts(b, "  \"tests\": [\n");
+    for (int i = 0; i < run->n_tests && !b->failed; ++i) {
+        cJSON *t = test_json(run, &run->tests[i]);
+        if (!t) {
+            b->failed = 1;
+            break;
+        }
+        kb_buf_puts(b, "    ");
+        kb_jo_value(b, t, 2);
+        kb_buf_puts(b, i + 1 < run->n_tests ? ",\n" : "\n");
+        cJSON_Delete(t);
+    }
+    kb_buf_puts(b, "  ]\n}\n");
 }

@@ -40,7 +40,7 @@ static void rule_words(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
     }
     if (kb_sum_verdict_is(c, KB_LAT_REGRESSION)) {
         kb_buf_printf(b, "latency: median %.3fx the baseline's, confirmed above %.2fx", c->ratio,
-                      1.0 + t->latency_tol);
+                      1.0 + kb_sum_case_tolerance(t, c));
         sep = "; ";
     }
     if (*c->acc_failures) {
@@ -91,10 +91,17 @@ static void regressions(kb_buf *b, const kb_sum_run *run) {
         if (t->cls != KB_SUM_FAILED) break;
         for (int j = 0; j < t->n_cases; ++j)
             if (!t->cases[j].passed) regression_row(b, t, &t->cases[j]);
-        if (!t->n_failed) {
+        if (*t->error || !t->n_failed) {
             kb_buf_puts(b, "| ");
             kb_md_code(b, t->name, 1);
-            kb_buf_printf(b, " | | | the test's status is `%s` (see its log) | | | |\n", t->status);
+            kb_buf_printf(b, " | | | the test's status is `%s`", t->status);
+            if (*t->error) {
+                kb_buf_puts(b, ": ");
+                kb_md_code(b, t->error, 1);
+            } else {
+                kb_buf_puts(b, " (see its log)");
+            }
+            kb_buf_puts(b, " | | | |\n");
         }
     }
     kb_buf_puts(b, "\nEvery failed case in full: [regressions.md](regressions.md).\n\n");
@@ -167,6 +174,17 @@ static void roofline_cells(kb_buf *b, const kb_sum_case *c) {
     kb_buf_printf(b, " | %s", kb_fig(vendor, sizeof vendor, "x%.2f", c->vendor_speedup));
 }
 
+/* The slowdown the case is allowed, in bold where its noise made it coarser
+ * than the test's tolerance; "-" where it was not gated nor recorded. */
+static void tolerance_cell(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c) {
+    if (!isfinite(c->tolerance) || strcmp(t->mode, "ab") == 0)
+        kb_buf_puts(b, "-");
+    else if (kb_sum_coarse(t, c))
+        kb_buf_printf(b, "**%.1f %%**", 100.0 * c->tolerance);
+    else
+        kb_buf_printf(b, "%.0f %%", 100.0 * c->tolerance);
+}
+
 static void leader_row(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c, int first) {
     char m[32], gbps[32], peak[32], gflops[32], rmse[32], ratio[32];
     const char *strong = c->passed ? "" : "**";
@@ -180,9 +198,11 @@ static void leader_row(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c, in
                   kb_fig(peak, sizeof peak, "%.0f %%", c->pct_peak),
                   kb_fig(gflops, sizeof gflops, "%.1f", c->gflops));
     roofline_cells(b, c);
-    kb_buf_printf(b, " | %s | %s%s%s | %s%s%s |\n", kb_fig(rmse, sizeof rmse, "%.2e", c->rmse),
-                  strong, kb_fig(ratio, sizeof ratio, "%.3f", kb_sum_has_ratio(c) ? c->ratio : NAN),
-                  strong, strong, kb_sum_verdict_text(c), strong);
+    kb_buf_printf(b, " | %s | %s%s%s | ", kb_fig(rmse, sizeof rmse, "%.2e", c->rmse), strong,
+                  kb_fig(ratio, sizeof ratio, "%.3f", kb_sum_has_ratio(c) ? c->ratio : NAN),
+                  strong);
+    tolerance_cell(b, t, c);
+    kb_buf_printf(b, " | %s%s%s |\n", strong, kb_sum_verdict_text(c), strong);
 }
 
 static void leaderboard_tables(kb_buf *b, kb_sum_test **sorted, int n) {
@@ -193,8 +213,8 @@ static void leaderboard_tables(kb_buf *b, kb_sum_test **sorted, int n) {
             kb_md_code(b, t->kernel, 0);
             kb_buf_puts(b, "\n\n| backend | precision | case | variant | median ms | GB/s | "
                            "% of peak | GFLOP/s | % of roofline | bound | vs vendor | RMSE | "
-                           "ratio | verdict |\n"
-                           "|---|---|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|---|\n");
+                           "ratio | tolerance | verdict |\n"
+                           "|---|---|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|---|\n");
         }
         for (int j = 0; j < t->n_cases; ++j) leader_row(b, t, &t->cases[j], j == 0);
     }
@@ -257,15 +277,13 @@ static void speedups(kb_buf *b, const kb_sum_run *run) {
     kb_buf_puts(b, any ? "\n" : "No variant is compared with another in this run.\n");
 }
 
-char *kb_sum_md_text(const kb_sum_run *run) {
-    kb_buf b = {0};
-    header(&b, run);
-    regressions(&b, run);
-    kb_buf_puts(&b, "## Ratio to baseline and % of peak bandwidth\n\n"
-                    "![ratio to baseline](summary.svg)\n\n");
-    rooflines(&b, run);
-    environment(&b, run);
-    if (leaderboard(&b, run) != 0) b.failed = 1;
-    speedups(&b, run);
-    return kb_buf_finish(&b);
+void kb_sum_md_write(kb_buf *b, const kb_sum_run *run) {
+    header(b, run);
+    regressions(b, run);
+    kb_buf_puts(b, "## Ratio to baseline and % of peak bandwidth\n\n"
+                   "![ratio to baseline](summary.svg)\n\n");
+    rooflines(b, run);
+    environment(b, run);
+    if (leaderboard(b, run) != 0) b->failed = 1;
+    speedups(b, run);
 }

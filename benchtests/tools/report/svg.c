@@ -341,25 +341,23 @@ static void footer(kb_buf *b, double y) {
          "fits in a cache). An arrow: beyond the axis.");
 }
 
-char *kb_sum_svg_text(const kb_sum_run *run) {
-    kb_buf b = {0};
+void kb_sum_svg_write(kb_buf *b, const kb_sum_run *run) {
     layout l;
     const double rows = run->n_tests * ROW_H;
     plan(run, &l, legend(NULL) + 28);
     const double bottom = l.top + rows, height = bottom + 62;
-    kb_svg_open(&b, WIDTH, height, NULL);
-    title(&b, run);
-    legend(&b);
-    panel_heads(&b, &l);
-    for (int i = 0; i < run->n_tests; ++i) shade(&b, &l, &run->tests[run->order[i]], i);
-    ticks(&b, &l.ratio, l.axis_y, l.top, bottom, 1);
-    ticks(&b, &l.pct, l.axis_y, l.top, bottom, 1);
-    for (int i = 0; i < run->n_tests; ++i) row(&b, &l, &run->tests[run->order[i]], i);
-    separator(&b, run, &l);
-    references(&b, run, &l, bottom);
-    ticks(&b, &l.ratio, bottom + 16, 0, 0, 0);
-    ticks(&b, &l.pct, bottom + 16, 0, 0, 0);
-    footer(&b, bottom + 38);
-    kb_buf_puts(&b, "</svg>\n");
-    return kb_buf_finish(&b);
+    kb_svg_open(b, WIDTH, height, NULL);
+    title(b, run);
+    legend(b);
+    panel_heads(b, &l);
+    for (int i = 0; i < run->n_tests; ++i) shade(b, &l, &run->tests[run->order[i]], i);
+    ticks(b, &l.ratio, l.axis_y, l.top, bottom, 1);
+    ticks(b, &l.pct, l.axis_y, l.top, bottom, 1);
+    for (int i = 0; i < run->n_tests; ++i) row(b, &l, &run->tests[run->order[i]], i);
+    separator(b, run, &l);
+    references(b, run, &l, bottom);
+    ticks(b, &l.ratio, bottom + 16, 0, 0, 0);
+    ticks(b, &l.pct, bottom + 16, 0, 0, 0);
+    footer(b, bottom + 38);
+    kb_buf_puts(b, "</svg>\n");
 }

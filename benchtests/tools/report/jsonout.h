@@ -1,0 +1,25 @@
+/* JSON text written into a kb_buf (buf.h) as it is made, so that a file of
+ * any length goes out in pieces: the layout and number format of the
+ * harness's deterministic writer (jsonw.h: keys sorted, two-space indent,
+ * arrays of scalars on one line, integers exactly, other numbers with 8
+ * significant digits), so summary.json reads as before. */
+#ifndef KB_JSONOUT_H
+#define KB_JSONOUT_H
+
+#include "buf.h"
+
+#include <cjson/cJSON.h>
+
+void kb_jo_string(kb_buf *b, const char *s);
+void kb_jo_number(kb_buf *b, double v); /* null when not finite */
+/* The number's text in out (KB_JO_NUMBER_MAX bytes), for a figure written
+ * more than once; returns out. */
+#define KB_JO_NUMBER_MAX 32
+const char *kb_jo_number_text(char *out, double v);
+/* v at nesting depth `depth` (its members indented 2 x (depth + 1)). */
+void kb_jo_value(kb_buf *b, const cJSON *v, int depth);
+/* The members of object o, sorted, each on its own line at `depth` and
+ * followed by ",": for an object whose last members the caller writes. */
+void kb_jo_members(kb_buf *b, const cJSON *o, int depth);
+
+#endif
