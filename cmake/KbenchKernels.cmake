@@ -36,8 +36,13 @@ macro(_kb_constants)
   # whitespace, '..', and no leading '.' or '-'.
   set(_KB_NAME_REGEX "^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
   set(_KB_IDENTIFIER_REGEX "^[A-Za-z_][A-Za-z0-9_]*$")
-  # A JSON string literal, escapes included.
-  set(_KB_JSON_STRING_REGEX "\"([^\"\\\\]|\\\\.)*\"")
+  # A JSON string literal in text whose escaped quotes and backslashes are
+  # masked (_kb_json_mask_escapes). A plain run of characters: CMake's regex
+  # engine recurses once per repetition of a group, and a string of some
+  # 100000 characters matched as one would overflow its stack.
+  set(_KB_JSON_STRING_REGEX "\"[^\"]*\"")
+  # The largest manifest configure reads: a kernel's manifest is a few KiB.
+  set(_KB_MANIFEST_MAX_BYTES 1048576)
 endmacro()
 _kb_constants()
 
@@ -119,15 +124,23 @@ macro(_kb_json_enter kind)
   set(expect_key ON)
 endmacro()
 
-# Fails naming the manifest unless its text is JSON as the driver's reader
-# (cJSON) takes it: CMake's parser also accepts comments and text after the
-# root, and keeps the last of a key given twice where cJSON keeps the first.
-# Configure must not register tests from a file the driver refuses, nor read
-# another value than the driver, so: no comments or stray characters, one
-# root value, and no object holding a key twice (at any depth, named by its
-# path). The text is scanned token by token; ';', '[' and ']' are masked
-# first because CMake lists treat them specially.
-function(_kb_json_check_text manifest json_var)
+# The manifest's text (in `json_var`) with the escapes that could end a
+# string masked, into `out`: each escaped backslash becomes <kb_bs> and each
+# escaped quote <kb_q>, so that every string literal is a quote, characters
+# other than a quote, and a quote (_KB_JSON_STRING_REGEX). Backslash pairs go
+# first, left to right, as a JSON reader pairs them.
+function(_kb_json_mask_escapes out json_var)
+  string(REPLACE "\\\\" "<kb_bs>" text "${${json_var}}")
+  string(REPLACE "\\\"" "<kb_q>" text "${text}")
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# Fails naming the manifest when anything but JSON's own characters stands
+# outside its strings (in the masked text `json_var`). CMake's parser also
+# takes comments, and a quote inside a comment would hide from the other
+# checks what the parser then reads (brackets nested past its limit, which
+# aborts configure), so this comes before anything else reads the text.
+function(_kb_json_check_chars manifest json_var)
   string(REGEX REPLACE "${_KB_JSON_STRING_REGEX}" "\"\"" bare "${${json_var}}")
   string(REPLACE "[" "" bare "${bare}")
   string(REPLACE "]" "" bare "${bare}")
@@ -136,6 +149,17 @@ function(_kb_json_check_text manifest json_var)
     message(FATAL_ERROR "${manifest}: malformed JSON: '${CMAKE_MATCH_0}' outside a string "
       "(comments and text after the root are not JSON)")
   endif()
+endfunction()
+
+# Fails naming the manifest unless its text is JSON as the driver's reader
+# (cJSON) takes it: CMake's parser keeps the last of a key given twice where
+# cJSON keeps the first, and takes text after the root. Configure must not
+# register tests from a file the driver refuses, nor read another value than
+# the driver, so: one root value, and no object holding a key twice (at any
+# depth, named by its path). The masked text (`json_var`) is scanned token by
+# token; ';', '[' and ']' are masked first because CMake lists treat them
+# specially.
+function(_kb_json_check_text manifest json_var)
   set(text "${${json_var}}")
   string(REPLACE ";" "<kb_semi>" text "${text}")
   string(REPLACE "[" "<kb_lb>" text "${text}")
@@ -172,6 +196,8 @@ function(_kb_json_check_text manifest json_var)
         string(REPLACE "<kb_semi>" ";" shown "${path_${depth}}${dot_${depth}}${key}")
         string(REPLACE "<kb_lb>" "[" shown "${shown}")
         string(REPLACE "<kb_rb>" "]" shown "${shown}")
+        string(REPLACE "<kb_q>" "\\\"" shown "${shown}")
+        string(REPLACE "<kb_bs>" "\\\\" shown "${shown}")
         message(FATAL_ERROR "${manifest}: field '${shown}': the key appears twice in one object")
       endif()
       list(APPEND keys_${depth} "${key}")
@@ -182,8 +208,9 @@ endfunction()
 
 # Fails naming the manifest when its brackets nest deeper than 64 levels
 # (or do not pair up): CMake's own JSON parser aborts the whole configure,
-# without a message, past about a thousand. Strings are dropped first; then
-# each pass removes the innermost empty pairs.
+# without a message, past about a thousand. Strings of the masked text
+# (`json_var`) are dropped first; then each pass removes the innermost empty
+# pairs.
 function(_kb_json_check_depth manifest json_var)
   string(REGEX REPLACE "${_KB_JSON_STRING_REGEX}" "" nest "${${json_var}}")
   string(REPLACE "[" "(" nest "${nest}")
@@ -298,15 +325,24 @@ endfunction()
 # unit test kbench.unit.manifest relies on.
 function(_kb_read_manifest manifest folder)
   _kb_constants()
+  # Everything CMake's JSON parser could crash on is refused before it reads
+  # the file: a size no manifest has, comments, brackets nested too deep.
+  file(SIZE "${manifest}" size)
+  if(size GREATER _KB_MANIFEST_MAX_BYTES)
+    message(FATAL_ERROR "${manifest}: ${size} bytes, more than the ${_KB_MANIFEST_MAX_BYTES} a "
+      "kernel manifest may have")
+  endif()
   file(READ "${manifest}" json)
-  _kb_json_check_depth("${manifest}" json)
+  _kb_json_mask_escapes(masked json)
+  _kb_json_check_chars("${manifest}" masked)
+  _kb_json_check_depth("${manifest}" masked)
   string(JSON root_type ERROR_VARIABLE err TYPE "${json}")
   if(err)
     message(FATAL_ERROR "${manifest}: malformed JSON: ${err}")
   elseif(NOT root_type STREQUAL "OBJECT")
     message(FATAL_ERROR "${manifest}: expected a JSON object, not a JSON ${root_type}")
   endif()
-  _kb_json_check_text("${manifest}" json)
+  _kb_json_check_text("${manifest}" masked)
   _kb_check_root_keys("${manifest}" json)
   _kb_json(name_type "${manifest}" json TYPE name)
   _kb_json(name "${manifest}" json GET name)

@@ -73,8 +73,10 @@ static int read_answers(kb_ab_setup *ab, kb_partner_case *base, double *rmse, do
 int kb_ab_request(kb_ab_setup *ab, const char *variant, const char *case_name, kb_ab_result *res,
                   kb_err *err) {
     res->base_status = -1;
+    if (*ab->broken) return kb_fail(err, "%s", ab->broken);
     if (!ab->has_partner) {
-        snprintf(res->base_why, sizeof res->base_why, "the base build has no %.400s", ab->exe);
+        snprintf(res->base_why, sizeof res->base_why, "the base build has no %.300s: %s", ab->exe,
+                 ab->why_new ? ab->why_new : "not started");
         return 0;
     }
     if (send_case(ab, variant, case_name, err) != 0) return -1;

@@ -16,13 +16,15 @@
 
 /* What a test compares with in A/B mode. */
 typedef struct kb_ab_setup {
-    const char *ref;    /* the base's git ref, for reports ("" when not told) */
-    const char *commit; /* its commit ("" when not told) */
-    char exe[4096];     /* the base's driver of this kernel */
-    int has_partner;    /* 0: the base build has no such driver (a new kernel) */
-    int processes;      /* per side (--ab-processes) */
-    kb_workers base;    /* the base's processes */
-    kb_workers head;    /* this build's processes beside this one (processes - 1) */
+    const char *ref;     /* the base's git ref, for reports ("" when not told) */
+    const char *commit;  /* its commit ("" when not told) */
+    char exe[4096];      /* the base's driver of this kernel */
+    int has_partner;     /* 0: the base has no such kernel or backend (new), or is broken */
+    char broken[1024];   /* why the base cannot serve ("" when it can): each case's error */
+    const char *why_new; /* with has_partner 0 and nothing broken: why every case is new */
+    int processes;       /* per side (--ab-processes) */
+    kb_workers base;     /* the base's processes */
+    kb_workers head;     /* this build's processes beside this one (processes - 1) */
 } kb_ab_setup;
 
 typedef struct kb_ab_pair {
@@ -61,7 +63,8 @@ typedef int (*kb_ab_round_fn)(void *head, int cpu, const kb_sampling *cfg, kb_sa
 
 /* Asks the base to set case `case_name` of `variant` up and returns at
  * once, so that the base prepares its side (inputs, reference, checked run)
- * while the head prepares its own; kb_ab_open reads the answer. */
+ * while the head prepares its own; kb_ab_open reads the answer. -1 with
+ * ab->broken when the base cannot serve. */
 int kb_ab_request(kb_ab_setup *ab, const char *variant, const char *case_name, kb_ab_result *res,
                   kb_err *err);
 

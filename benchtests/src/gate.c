@@ -208,6 +208,17 @@ kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, d
     return d;
 }
 
+int kb_gate_ab_fewest_pairs(void) {
+    double ratios[KB_AB_MAX_PAIRS], median, lo, hi;
+    for (int n = 1; n <= KB_AB_MAX_PAIRS; ++n) {
+        ratios[n - 1] = (double)n;
+        if (kb_median_sign_ci(ratios, (size_t)n, &median, &lo, &hi) == 0 && isfinite(lo) &&
+            isfinite(hi))
+            return n;
+    }
+    return KB_AB_MAX_PAIRS + 1;
+}
+
 /* The median of the ms[i] with proc[i] == p, or NAN when there is none. */
 static double process_median(const double *ms, const int *proc, int n, int p) {
     double mine[KB_AB_MAX_PAIRS];

@@ -121,6 +121,12 @@ typedef struct kb_ab_decision {
 kb_ab_decision kb_gate_ab(const kb_gate_cfg *cfg, const double *ratios, int n, double spread,
                           int final);
 
+/* The fewest pairs on which kb_gate_ab can reach a verdict: the smallest n
+ * whose sign-test interval (kb_median_sign_ci) is finite. Below it every
+ * case would end inconclusive and nothing could fail, so --ab-min-pairs
+ * and --ab-max-pairs are refused below it. */
+int kb_gate_ab_fewest_pairs(void);
+
 /* How far one build's processes differ from each other in the same run,
  * which a difference between the builds must exceed to count: each
  * process's median over its rounds (round medians ms[i] measured by process

@@ -52,8 +52,10 @@ typedef struct driver {
     int n_impls;
     kb_ab_setup ab;
     char ab_note[1024];
-    kb_workers recorders; /* recording: this build's other processes (workers.h) */
-    kb_ref_cache refs;    /* ctx.refs */
+    kb_workers recorders;   /* recording: this build's other processes (workers.h) */
+    kb_workers confirmer;   /* gating: a fresh process that measures a slowdown again */
+    char self[KB_PATH_MAX]; /* this driver's executable, which both run */
+    kb_ref_cache refs;      /* ctx.refs */
 } driver;
 
 static int error_exit(const char *msg) {
@@ -453,7 +455,10 @@ static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *er
     cJSON *env = d->env;
     d->env = NULL;
     cJSON_AddNumberToObject(env, "peak_rss_mib", kb_env_peak_rss_mib());
-    int rc = d->opt.update ? record(d, res, n, env, err) : 0;
+    /* a base that could not serve failed every case, and the run with it */
+    int rc = d->ctx.ab && *d->ab.broken ? kb_fail(err, "%s", d->ab.broken)
+             : d->opt.update            ? record(d, res, n, env, err)
+                                        : 0;
     if (rc == 0 && d->opt.calibrate && !failed) rc = calibrate(d, res, n, err);
     const char *status = rc != 0 ? "error" : failed ? "failed" : "passed";
     if (write_result(d, &rep, status, env, err) != 0) rc = -1;
@@ -468,16 +473,8 @@ static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *er
 /* A/B mode: the head compares with the base build's driver (abhead.h). */
 static int start_ab(driver *d, const char *argv0, kb_err *err) {
     d->ctx.ab = &d->ab;
-    if (kb_ab_start(&d->ab, &d->opt, d->manifest.path, argv0, d->ab_note, sizeof d->ab_note, err) !=
-        0)
-        return -1;
-    if (!d->ab.has_partner || strcmp(d->ab.base.p[0].kernel, d->manifest.name) == 0) return 0;
-    kb_fail(err,
-            "base driver %s serves kernel '%s', not '%s': --ab-base must be a build of the same "
-            "kernels",
-            d->ab.exe, d->ab.base.p[0].kernel, d->manifest.name);
-    kb_ab_stop(&d->ab);
-    return -1;
+    return kb_ab_start(&d->ab, &d->opt, d->manifest.path, d->manifest.name, argv0, d->ab_note,
+                       sizeof d->ab_note, err);
 }
 
 /* A test that does not run here (no device, every case declined) has no
@@ -510,15 +507,26 @@ static int check_given_file(const char *option, const char *path, kb_err *err) {
 
 /* Recording spreads its rounds over this build's processes: the others are
  * started here, once for every case of the test. */
-static int start_recorders(driver *d, const char *argv0, kb_err *err) {
+static int start_recorders(driver *d, const kb_worker_run *run, kb_err *err) {
     if (d->opt.record_processes < 2) return 0;
-    char self[KB_PATH_MAX];
-    kb_workers_self(argv0, self, sizeof self);
-    const kb_worker_run run = {d->opt.backend, d->opt.precision, d->manifest.path,
-                               d->opt.seed,    d->opt.full,      d->opt.cold_cache};
-    if (kb_workers_start(&d->recorders, d->opt.record_processes - 1, self, &run, err) != 0)
+    if (kb_workers_start(&d->recorders, d->opt.record_processes - 1, d->self, run, err) != 0)
         return -1;
     d->ctx.recorders = &d->recorders;
+    return 0;
+}
+
+/* This build's other processes: recording spreads its rounds over them;
+ * gating confirms a slowdown in one, started only when a case needs it
+ * (runner.c). A run under a profiler measures one process only. */
+static int prepare_workers(driver *d, const char *argv0, kb_err *err) {
+    kb_workers_self(argv0, d->self, sizeof d->self);
+    const kb_worker_run run = {d->opt.backend, d->opt.precision, d->manifest.path,
+                               d->opt.seed,    d->opt.full,      d->opt.cold_cache};
+    if (d->opt.update) return start_recorders(d, &run, err);
+    if (d->opt.profiled_by) return 0;
+    d->ctx.confirmer = &d->confirmer;
+    d->ctx.worker_exe = d->self;
+    d->ctx.confirmer_run = run;
     return 0;
 }
 
@@ -531,7 +539,7 @@ static int open_references(driver *d, const char *argv0, kb_err *err) {
         return kb_fail(err, "A/B mode (--ab-base, KBENCH_AB_BASE) compares builds; it does not "
                             "record baselines (unset KBENCH_UPDATE_BASELINES)");
     if (d->opt.calibrate) return 0; /* --calibration is the file it writes */
-    if (d->opt.update && start_recorders(d, argv0, err) != 0) return -1;
+    if (!ab && prepare_workers(d, argv0, err) != 0) return -1;
     /* when recording, --baseline is the file to create */
     if (!ab && d->opt.baseline_file && !d->opt.update &&
         check_given_file("--baseline", d->baseline_path, err) != 0)
@@ -579,6 +587,7 @@ static int run(driver *d, const char *argv0) {
     cJSON_Delete(d->env);
     if (d->ab.has_partner) kb_ab_stop(&d->ab);
     kb_workers_stop(&d->recorders);
+    kb_workers_stop(&d->confirmer);
     return rc;
 }
 
@@ -625,6 +634,9 @@ int main(int argc, char **argv) {
         kb_options_usage(stdout, argv[0]);
         return EXIT_PASS;
     }
+    /* once, by the run the user started (not by the one a profiler runs) */
+    if (*d.opt.warning && !d.opt.list && !d.opt.partner && !d.opt.profiled_by)
+        fprintf(stderr, "kbench: warning: %s\n", d.opt.warning);
     /* Neither mode runs the kernel in this process: --list reads the
      * manifest, --profile-with runs this driver again under the profiler,
      * which sets its backend up below. */

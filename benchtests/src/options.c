@@ -117,8 +117,10 @@ void kb_options_usage(FILE *f, const char *prog) {
             "                             every timed call (one call per sample; baseline\n"
             "                             entries of variant <variant>+cold)\n"
             "      --confirm-rounds N     re-measurements confirming a slowdown (default 3)\n"
-            "      --latency-tolerance F  env KBENCH_LATENCY_TOLERANCE (default 0.10)\n"
-            "      --accuracy-drift F     env KBENCH_ACCURACY_DRIFT (default 1e-3)\n"
+            "      --latency-tolerance F  env KBENCH_LATENCY_TOLERANCE (default 0.10; 1 or more\n"
+            "                             is taken with a warning: latency all but unchecked)\n"
+            "      --accuracy-drift F     env KBENCH_ACCURACY_DRIFT (default 1e-3; 1 or more\n"
+            "                             is taken with a warning)\n"
             "      --baseline FILE        compare with this baseline file\n"
             "      --baseline-dir DIR     env KBENCH_BASELINE_DIR (configured: %s)\n"
             "      --profile SLUG         env KBENCH_PROFILE (configured: %s)\n"
@@ -145,25 +147,28 @@ void kb_options_usage(FILE *f, const char *prog) {
             "                             case (--case, --variant) under the tool, not gated,\n"
             "                             its output beside the result:\n"
             "                             <results dir>/<test>.<case>.<variant>.nsys-rep,\n"
-            "                             .ncu-rep or .perf.data (docs/profiling.md)\n"
+            "                             .ncu-rep or .perf.data (docs/profiling.md); the\n"
+            "                             tool is killed at --timeout (an hour without)\n"
             "      --profiled-by TOOL     set by --profile-with on the run it starts\n"
             "A/B mode (build/bin/kbench-ab sets these; docs/ab.md):\n"
             "      --ab-base DIR          env KBENCH_AB_BASE: compare with the driver of the\n"
             "                             same name in DIR, measured interleaved, not with\n"
-            "                             the baseline\n"
+            "                             the baseline; DIR and the driver must exist (a\n"
+            "                             kernel or backend the base's source lacks is new)\n"
             "      --ab-source DIR        env KBENCH_AB_SOURCE: the base's source tree; a\n"
             "                             --manifest inside this build's source maps onto it\n"
             "      --ab-ref REF           env KBENCH_AB_REF: the base's name in reports\n"
             "      --ab-min-pairs N       pairs of rounds at least (default 10), at most\n"
-            "      --ab-max-pairs N         (default 30, up to 64), and no pair begun after\n"
-            "      --ab-max-time S          S seconds on one case (default 4)\n"
+            "      --ab-max-pairs N         (default 30; both %d to %d: with fewer no verdict\n"
+            "      --ab-max-time S          can be reached), and no pair begun after S\n"
+            "                             seconds on one case (default 4)\n"
             "      --ab-processes N       env KBENCH_AB_PROCESSES: processes each side's rounds\n"
             "                             are spread over, 1 to 8 (default 3)\n"
             "      --partner              serve as the base of an A/B head on stdin/stdout\n"
             "  -h, --help                 this text\n\n"
             "Exit status: 0 passed, 1 a check failed, 2 bad input or error, 77 skipped.\n",
             prog, kb_build_current()->baseline_dir, kb_build_current()->profile,
-            kb_build_current()->results_dir);
+            kb_build_current()->results_dir, kb_gate_ab_fewest_pairs(), KB_AB_MAX_PAIRS);
 }
 
 static int parse_double(const char *s, double lo, double hi, double *out, const char *what,
@@ -265,6 +270,19 @@ static int read_env(kb_options *o, kb_err *err) {
     return 0;
 }
 
+/* A pair limit (--ab-min-pairs, --ab-max-pairs): at least the fewest pairs
+ * on which A/B can reach a verdict (gate.h), or no case could fail. */
+static int parse_pairs(const char *s, int *out, const char *what, kb_err *err) {
+    if (parse_int(s, 1, KB_AB_MAX_PAIRS, out, what, err) != 0) return -1;
+    const int fewest = kb_gate_ab_fewest_pairs();
+    if (*out < fewest)
+        return kb_fail(err,
+                       "%s %d: below %d, the fewest pairs whose sign-test 95 %% interval is "
+                       "finite; with fewer no case could reach a verdict, and none could fail",
+                       what, *out, fewest);
+    return 0;
+}
+
 /* One of the profilers --profile-with knows. */
 static int set_tool(const char **field, const char *v, const char *what, kb_err *err) {
     static const char *const tools[] = {"nsys", "ncu", "perf"};
@@ -334,10 +352,8 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_AB_BASE: return set_path(&o->ab_base, arg, "--ab-base", err);
     case OPT_AB_SOURCE: return set_path(&o->ab_source, arg, "--ab-source", err);
     case OPT_AB_REF: o->ab_ref = arg; return *arg ? 0 : kb_fail(err, "--ab-ref: the name is empty");
-    case OPT_AB_MIN_PAIRS:
-        return parse_int(arg, 1, KB_AB_MAX_PAIRS, &o->gate.ab_min_pairs, "--ab-min-pairs", err);
-    case OPT_AB_MAX_PAIRS:
-        return parse_int(arg, 1, KB_AB_MAX_PAIRS, &o->gate.ab_max_pairs, "--ab-max-pairs", err);
+    case OPT_AB_MIN_PAIRS: return parse_pairs(arg, &o->gate.ab_min_pairs, "--ab-min-pairs", err);
+    case OPT_AB_MAX_PAIRS: return parse_pairs(arg, &o->gate.ab_max_pairs, "--ab-max-pairs", err);
     case OPT_AB_MAX_TIME:
         return parse_double(arg, 0.0, 3600.0, &o->gate.ab_max_time_s, "--ab-max-time", err);
     case OPT_AB_PROCESSES:
@@ -363,6 +379,26 @@ static int option_error(const char *arg, kb_err *err) {
         if (lo->val == optopt && lo->has_arg == no_argument && strncmp(arg, "--", 2) == 0)
             return kb_fail(err, "option '--%s' takes no value", lo->name);
     return kb_fail(err, "unknown option '-%c'", optopt);
+}
+
+/* Values accepted but so large that a check all but stops checking: said
+ * in o->warning, which the driver prints. */
+static void warn_if_unchecked(kb_options *o) {
+    const double tol = o->gate.latency_tol, drift = o->gate.accuracy_drift;
+    size_t n = 0;
+    if (tol >= 1.0)
+        n += (size_t)snprintf(o->warning, sizeof o->warning,
+                              "latency tolerance %g (--latency-tolerance, "
+                              "KBENCH_LATENCY_TOLERANCE): a case %g times as slow as its baseline "
+                              "(or A/B base) passes, and a recording keeps rounds that noisy; "
+                              "latency is all but unchecked.",
+                              tol, 1.0 + tol);
+    if (drift >= 1.0 && n < sizeof o->warning)
+        snprintf(o->warning + n, sizeof o->warning - n,
+                 "%saccuracy drift %g (--accuracy-drift, KBENCH_ACCURACY_DRIFT): an RMSE may move "
+                 "that far from the baseline's (or A/B base's) unnoticed; only the manifest's "
+                 "tolerance still checks accuracy.",
+                 n ? " " : "", drift);
 }
 
 static void set_defaults(kb_options *o) {
@@ -407,6 +443,12 @@ int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err) {
                        "--record-processes %d (or KBENCH_RECORD_PROCESSES): more processes than "
                        "the %d rounds a recording measures",
                        o->record_processes, o->record_rounds);
+    if (o->ab_source && !o->ab_base)
+        return kb_fail(err,
+                       "--ab-source (KBENCH_AB_SOURCE) %s: given without --ab-base "
+                       "(KBENCH_AB_BASE), so there is no base build to compare with",
+                       o->ab_source);
     if (o->profiled_by) o->update = 0; /* a run under a profiler records nothing */
+    warn_if_unchecked(o);
     return check_profile(o, err);
 }

@@ -48,6 +48,7 @@ typedef struct kb_options {
      * tool (profile.h); the child run is told which tool runs it. */
     const char *profile_with; /* "nsys", "ncu" or "perf"; NULL: not profiling */
     const char *profiled_by;  /* set by --profile-with for its child: no gate, no recording */
+    char warning[768];        /* values that all but switch a check off ("" none) */
 } kb_options;
 
 /* The tools --profile-with runs, in the order the messages list them. */

@@ -24,9 +24,11 @@
  * ending inside a line or while a case is set up. The head likewise refuses
  * an answer it cannot take whole: fields missing or extra, an rmse or a
  * time that is not finite (times must be above zero), more samples than the
- * round asked for, a line over 64 MiB; a base that stops answering but does
- * not exit is killed after 5 s, one that does not greet within 120 s is
- * stopped, and one serving another kernel is refused.
+ * round asked for, a line over 64 MiB; a base that closes its output but
+ * does not exit is killed after 5 s, and one serving another kernel is
+ * refused. Every answer has a time limit (kb_partner_wait): a base that
+ * does not answer within it, a whole line included, is killed with its
+ * process group, and every later command to it fails at once saying why.
  *
  * The version changes whenever a message changes; a head meets a base of
  * another version, or one that predates the protocol, with an error that
@@ -44,12 +46,34 @@
 
 /* The head's end of the connection. */
 typedef struct kb_partner {
-    pid_t pid;
-    FILE *to, *from;
+    pid_t pid;        /* the base, leader of its own process group; -1: none */
+    int to, from;     /* pipes to its input and from its output; -1: closed */
+    char *buf;        /* what was read from `from` and not yet taken */
+    size_t have, cap; /* bytes in buf, and its size */
+    size_t taken;     /* the last answer's bytes, dropped before the next read */
     char exe[4096];
     char kernel[128];
-    char pending[512]; /* the `case` command whose answer is still to be read */
+    char pending[512];  /* the `case` command whose answer is still to be read */
+    double sent_s;      /* when `pending` was sent (kb_now_s) */
+    double case_s;      /* how long the base took to set the current case up */
+    char stopped[1024]; /* why the head stopped the base; "" while it serves */
 } kb_partner;
+
+/* How long the head waits for an answer before it stops the base: the
+ * greeting greeting_s (the base loads its manifest and sets its backend up
+ * first); any other answer `factor` times what the same work took, and at
+ * least floor_s: a case's set-up the time the head spent meanwhile on its
+ * own side of it, a round the round's warm-up, time limit and one sample
+ * plus the case's set-up on the base (which ran the kernel once). Every wait
+ * also ends a second before the test's own time limit (watchdog.h), so that
+ * a base that hangs is named, not just the stage the test timed out in.
+ * Tests lower these. */
+typedef struct kb_partner_waits {
+    double greeting_s; /* 30 */
+    double floor_s;    /* 30 */
+    double factor;     /* 10 */
+} kb_partner_waits;
+extern kb_partner_waits kb_partner_wait;
 
 /* What the base answered to `case`. */
 typedef enum kb_partner_case {
@@ -59,10 +83,9 @@ typedef enum kb_partner_case {
 } kb_partner_case;
 
 /* Starts `exe` with --partner and `args` (NULL-terminated) and reads its
- * greeting, waiting kb_partner_greeting_wait_ms at most (120 s: the base
- * loads its manifest and sets its backend up first; tests lower it).
- * Returns 0, or -1 with a message naming exe. */
-extern int kb_partner_greeting_wait_ms;
+ * greeting (kb_partner_wait.greeting_s at most). Returns 0, or -1 with a
+ * message naming exe and, for a base that does not speak this protocol,
+ * what it did instead. */
 int kb_partner_start(kb_partner *p, const char *exe, char *const args[], kb_err *err);
 
 /* kb_partner_start in its two halves, for starting several at once:
@@ -89,8 +112,19 @@ int kb_partner_round(kb_partner *p, int cpu, int move, const kb_sampling *cfg, k
 
 int kb_partner_case_close(kb_partner *p, kb_err *err);
 
-/* Asks the base to quit and waits for it. */
+/* Asks the base to quit and waits a few seconds for it (never past the
+ * test's time limit); then kills its process group. */
 void kb_partner_stop(kb_partner *p);
+
+/* kb_partner_stop in its two halves, for stopping several at once:
+ * hang_up asks the base to quit and closes the connection; reap waits for
+ * it until `until` (kb_now_s) and then kills its process group. */
+void kb_partner_hang_up(kb_partner *p);
+void kb_partner_reap(kb_partner *p, double until);
+
+/* When a wait for bases to exit that begins now ends: in a few seconds, or
+ * shortly before the test's time limit. */
+double kb_partner_exit_deadline(void);
 
 /* The base's side when it cannot serve (its backend could not be set up:
  * no device, the device CTest assigned missing): the one line it sends in

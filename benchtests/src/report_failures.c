@@ -117,6 +117,11 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
                 1.0 + r->lat.tolerance, ctx->settings->gate.confirm_rounds, 100.0 * r->lat.noise,
                 1.0 + r->lat.tolerance, r->lat.p_value, ctx->settings->gate.alpha, r->lat.drift,
                 1.0 + r->lat.tolerance);
+        if (r->fresh_first > 0)
+            fprintf(f,
+                    "  fresh:      measured again in a fresh process of this build (rounds %d-%d: "
+                    "x%.3f), and a fresh process confirmed it\n",
+                    r->fresh_first + 1, r->n_rounds, r->fresh.ratio);
         fprintf(f, "  baseline:   %s\n", rep->baseline_path);
     }
 }

@@ -45,7 +45,8 @@ static cJSON *rounds_json(const kb_case_result *r) {
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
         cJSON_AddStringToObject(o, "timing", kb_timing_name(r->round_timing[i]));
         if (r->round_cpu[i] >= 0) cJSON_AddNumberToObject(o, "cpu", r->round_cpu[i]);
-        /* a recording's rounds go round processes (0: the test's own) */
+        /* a recording's rounds go round processes, and a slowdown is measured
+         * again in a fresh one (0: the test's own) */
         if (r->processes > 1) cJSON_AddNumberToObject(o, "process", r->round_process[i]);
         kb_baseline_add_probe(o, &r->probe[i]);
         if (r->power_w[i] > 0.0) {
@@ -237,6 +238,14 @@ static cJSON *case_json(const kb_case_result *r, int ab) {
         cJSON_AddStringToObject(lat, "bound", kb_bound_name(r->bound));
         cJSON_AddNumberToObject(lat, "intensity", r->intensity);
         cJSON_AddNumberToObject(lat, "balance", r->balance);
+    }
+    if (r->fresh_first > 0) {
+        /* the slowdown measured again in a fresh process (rounds from first_round) */
+        cJSON *f = cJSON_AddObjectToObject(lat, "fresh_process");
+        cJSON_AddStringToObject(f, "verdict", kb_latency_verdict_name(r->fresh.verdict));
+        cJSON_AddNumberToObject(f, "ratio", r->fresh.ratio);
+        cJSON_AddNumberToObject(f, "first_ratio", r->fresh.first_ratio);
+        cJSON_AddNumberToObject(f, "first_round", r->fresh_first);
     }
     if (ab) cJSON_AddItemToObject(lat, "ab", ab_json(r));
     cJSON_AddItemToObject(o, "device", device_json(r));

@@ -83,6 +83,17 @@ static void print_tolerance_note(FILE *f, const kb_report *rep, const kb_case_re
     }
 }
 
+/* A slowdown this process confirmed that a fresh process did not: the
+ * process's placement, not the code (runner.c). */
+static void print_fresh_note(FILE *f, const kb_case_result *r) {
+    if (r->error || r->skipped || r->fresh_first == 0 || r->fresh.verdict == KB_LAT_REGRESSION)
+        return;
+    fprintf(f,
+            "  %s %s: x%.3f in every round of this process, not in a fresh process (x%.3f): "
+            "its placement, not the code; not failed\n",
+            r->c->name, r->variant, r->lat.ratio, r->fresh.ratio);
+}
+
 /* A variant against the one it is compared with: speedup and traffic. */
 static void print_comparison(FILE *f, const kb_case_result *r) {
     if (!r->cmp.with) return;
@@ -141,4 +152,5 @@ void kb_report_table(FILE *f, const kb_report *rep) {
     for (int i = 0; i < rep->n_results; ++i) print_comparison(f, &rep->results[i]);
     for (int i = 0; i < rep->n_results; ++i) print_device_notes(f, &rep->results[i]);
     for (int i = 0; i < rep->n_results; ++i) print_tolerance_note(f, rep, &rep->results[i]);
+    for (int i = 0; i < rep->n_results; ++i) print_fresh_note(f, &rep->results[i]);
 }

@@ -435,21 +435,21 @@ static int recorder_of(const kb_run_ctx *ctx, int i) {
     return ctx->settings->update && w && w->open ? i % (w->n + 1) : 0;
 }
 
-/* A recorded round measured by recording worker `w` (1-based), on the CPU
- * this process's next round would take; its samples were timed as this
+/* A round measured by worker `w` (1-based) of `set`, on the CPU this
+ * process's next round would take; its samples were timed as this
  * process's first round was (the same build on the same backend). */
-static int measure_worker_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, int w,
-                                kb_err *err) {
+static int measure_worker_round(const kb_run_ctx *ctx, kb_workers *set, timing_ctx *tc,
+                                kb_case_result *r, int w, kb_err *err) {
     const int i = r->n_rounds;
     kb_samples *s = &r->rounds[i];
     kb_sampling cfg = ctx->settings->sampling;
     if (ctx->settings->cold_cache) cfg.sample_min_s = 0.0; /* one call per flush */
     const int cpu = kb_affinity_next(&tc->cpus, r->round_cpu[0], i);
-    kb_watchdog_stage(KB_STAGE_RECORDING);
-    if (kb_workers_round(ctx->recorders, w - 1, cpu, &cfg, s, err) != 0) return -1;
+    kb_watchdog_stage(ctx->settings->update ? KB_STAGE_RECORDING : KB_STAGE_CONFIRMATION);
+    if (kb_workers_round(set, w - 1, cpu, &cfg, s, err) != 0) return -1;
     kb_stats st;
     if (kb_stats_compute(s->ms, (size_t)s->n, &st) != 0)
-        return kb_fail(err, "recording process %d returned no samples", w);
+        return kb_fail(err, "worker process %d of %s returned no samples", w, set->exe);
     s->median = st.median;
     s->stop_rule = "measured by another process of this build";
     r->round_cpu[i] = cpu;
@@ -461,7 +461,7 @@ static int measure_worker_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_r
 static int measure_and_decide(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, int w,
                               kb_err *err) {
     r->round_process[r->n_rounds] = w;
-    if (w > 0 && measure_worker_round(ctx, tc, r, w, err) != 0) return -1;
+    if (w > 0 && measure_worker_round(ctx, ctx->recorders, tc, r, w, err) != 0) return -1;
     if (w == 0 && measure_round(ctx, tc, r) != 0)
         return kb_fail(err, "the implementation failed while timed");
     r->lat = decide(ctx, r);
@@ -537,6 +537,53 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
     r->lat.verdict = KB_LAT_RECORDED;
 }
 
+/* Gating: a slowdown this process confirmed in every round is measured
+ * again by a fresh process of this build before it fails, and fails only
+ * if that process confirms it too. A process keeps its placement for life
+ * (where its buffers and code landed; a vendor library's speed, which
+ * oneDNN picks per process), so the confirmation rounds of one process
+ * cannot tell a slower kernel from an unlucky process (docs/gate.md,
+ * "Confirmation in a fresh process"). Not confirmed: inconclusive. */
+static int confirm_in_fresh_process(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r,
+                                    kb_err *err) {
+    kb_workers *w = ctx->confirmer;
+    const int first = r->n_rounds;
+    int k = 1 + ctx->settings->gate.confirm_rounds;
+    if (first + k > KB_MAX_ROUNDS) k = KB_MAX_ROUNDS - first;
+    if (!w || k < 1) return 0;
+    int rc = w->started ? kb_workers_restart(w, err)
+                        : kb_workers_start(w, 1, ctx->worker_exe, &ctx->confirmer_run, err);
+    if (rc != 0 || kb_workers_case_send(w, r->impl_variant, r->c->name, err) != 0) return -1;
+    kb_partner_case status = KB_PARTNER_ABSENT;
+    double rmse, max_abs;
+    char why[512];
+    if (kb_workers_case_reply(w, &status, &rmse, &max_abs, why, sizeof why, err) != 0) return -1;
+    if (status != KB_PARTNER_READY) {
+        kb_workers_case_close(w, err);
+        return kb_fail(
+            err, "driver %s: a fresh process could not set the case up where this one did (%s)",
+            w->exe, *why ? why : "no such case");
+    }
+    const kb_latency_decision mine = r->lat;
+    double pause = ctx->settings->confirm_pause_s;
+    for (int i = 0; i < k && rc == 0; ++i) {
+        kb_sleep_s(pause);
+        r->round_process[r->n_rounds] = 1;
+        rc = measure_worker_round(ctx, w, tc, r, 1, err);
+        if (rc == 0) rc = kb_probe_measure(tc->probe, &r->probe[r->n_rounds - 1], err);
+    }
+    if (kb_workers_case_close(w, rc == 0 ? err : &(kb_err){{0}}) != 0) rc = -1;
+    if (rc != 0) return -1;
+    kb_round rounds[KB_MAX_ROUNDS];
+    gate_rounds(r, rounds);
+    r->fresh_first = first;
+    r->fresh = kb_gate_latency(&ctx->settings->gate, rounds + first, k, &r->base, ctx->hardware_id);
+    r->processes = 2;
+    r->lat = mine;
+    if (r->fresh.verdict != KB_LAT_REGRESSION) r->lat.verdict = KB_LAT_INCONCLUSIVE;
+    return 0;
+}
+
 /* Measures rounds until the gate decides. Recording measures record_rounds
  * rounds spaced in time, spread over processes (recorder_of), and keeps the
  * middle process's fastest (kb_gate_record_best; every round's median goes
@@ -563,6 +610,7 @@ static int time_case(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *r, k
             }
             continue;
         }
+        if (r->lat.verdict == KB_LAT_REGRESSION) return confirm_in_fresh_process(ctx, tc, r, err);
         if (r->lat.verdict != KB_LAT_PENDING || r->n_rounds == KB_MAX_ROUNDS) return 0;
         kb_sleep_s(pause);
         pause *= 2.0;

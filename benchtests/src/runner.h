@@ -24,10 +24,15 @@ typedef struct kb_run_ctx {
     kb_prec prec;
     const kb_baseline *baseline;
     const char *hardware_id;
-    kb_ab_setup *ab;           /* A/B mode: the base to compare with; NULL: the baseline */
-    kb_workers *recorders;     /* recording: this build's other processes (workers.h); NULL: none */
-    const char *case_set;      /* the cases measured: "default", "full" or "calibration" */
-    struct kb_ref_cache *refs; /* a case's reference, shared by its variants; NULL: none */
+    kb_ab_setup *ab;       /* A/B mode: the base to compare with; NULL: the baseline */
+    kb_workers *recorders; /* recording: this build's other processes (workers.h); NULL: none */
+    /* gating: a process of this build, started when first needed, that
+     * measures a slowdown again before it fails; NULL: none */
+    kb_workers *confirmer;
+    const char *worker_exe;      /* the driver the confirmer runs */
+    kb_worker_run confirmer_run; /* and what it measures */
+    const char *case_set;        /* the cases measured: "default", "full" or "calibration" */
+    struct kb_ref_cache *refs;   /* a case's reference, shared by its variants; NULL: none */
 } kb_run_ctx;
 
 /* A variant measured against the one the manifest compares it with
@@ -86,9 +91,13 @@ typedef struct kb_case_result {
     int kept_attempt;                         /* the one recorded (0-based) */
     int round_process[KB_MAX_ROUNDS]; /* update mode: which process measured each round (0: this
                                          one) */
-    int processes;                    /* update mode: how many processes measured the rounds */
-    kb_ab_result ab;                  /* A/B mode: the pairs and their decision */
-    int error;                        /* the case could not run; message in error_msg */
+    int processes;                    /* how many processes measured the rounds */
+    /* gating: a slowdown this process confirmed, measured again by a fresh
+     * process (rounds fresh_first..n_rounds-1); fresh_first 0: not done */
+    int fresh_first;
+    kb_latency_decision fresh;
+    kb_ab_result ab; /* A/B mode: the pairs and their decision */
+    int error;       /* the case could not run; message in error_msg */
     char error_msg[1024];
 } kb_case_result;
 

@@ -4,6 +4,7 @@
 #include "atomicfile.h"
 #include "progress.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -200,4 +201,8 @@ double kb_watchdog_share_left(void) {
     if (!(wd.deadline > 0.0)) return 1.0;
     double left = (wd.deadline - now_s()) / (wd.deadline - wd.started);
     return left > 0.0 ? left : 0.0;
+}
+
+double kb_watchdog_left_s(void) {
+    return wd.deadline > 0.0 ? wd.deadline - now_s() : INFINITY;
 }

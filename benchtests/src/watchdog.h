@@ -43,6 +43,10 @@ kb_stage kb_watchdog_current(void);
  * recording again, may still spend. */
 double kb_watchdog_share_left(void);
 
+/* Seconds until the watchdog ends the run (INFINITY when there is no
+ * limit): what any wait of the driver's must end before. */
+double kb_watchdog_left_s(void);
+
 /* Stops the thread (the run is over). */
 void kb_watchdog_stop(void);
 

@@ -56,7 +56,7 @@ static int launch(kb_workers *w, kb_err *err) {
             *err = local;
             rc = -1;
         } else if (rc != 0) {
-            kb_partner_stop(&w->p[i]);
+            kb_partner_reap(&w->p[i], 0.0); /* abandoned before its greeting: killed */
         }
         if (rc == 0) w->n = i + 1;
     }
@@ -147,9 +147,12 @@ int kb_workers_case_close(kb_workers *w, kb_err *err) {
     return rc;
 }
 
+/* All asked to quit at once and given the same few seconds to, so that
+ * stopping many takes no longer than stopping one. */
 void kb_workers_stop(kb_workers *w) {
-    for (int i = 0; i < KB_MAX_WORKERS; ++i)
-        if (w->p[i].to || w->p[i].from || w->p[i].pid > 0) kb_partner_stop(&w->p[i]);
+    for (int i = 0; i < KB_MAX_WORKERS; ++i) kb_partner_hang_up(&w->p[i]);
+    const double until = kb_partner_exit_deadline();
+    for (int i = 0; i < KB_MAX_WORKERS; ++i) kb_partner_reap(&w->p[i], until);
     w->n = 0;
     w->open = w->asked = 0;
 }

@@ -7,10 +7,14 @@
 #      kbench-report on its result                -> regressions.md states the A/B rule
 #   3. a quarter of the work                     -> exit 0, verdict faster
 #   4. output shifted by 0.01                    -> exit 1, rmse drift against the base's
-#   5. a base build without the driver           -> exit 0, every case new
+#   5. a base whose source lacks the kernel,     -> exit 0, every case new
+#      backend or precision; a base build        -> exit 2, naming it
+#      without the driver, or no base directory
 #   6. a base whose manifest lacks a case        -> exit 0, that case new, the other ok
 #   7. a base speaking another protocol version  -> exit 2, names both versions
-#   8. a base that predates the protocol         -> exit 2, says so
+#   8. a base that predates the protocol, or     -> exit 2, says so for every case
+#      greets otherwise; one that greets without -> killed at the test's time limit,
+#      a newline or never answers a case            named
 #   9. a base that dies in the middle            -> exit 1, the case errors, says how it ended
 #  10. A/B while recording baselines             -> exit 2
 #  11. bad A/B options                           -> exit 2, naming the option
@@ -90,11 +94,34 @@ expect_text("a quarter of the work" "ok (faster than base)")
 run_head("output shifted" 1 drift "${BIN}/base")
 expect_text("output shifted" "rmse drifted from the baseline's")
 
-file(MAKE_DIRECTORY "${WORK}/empty")
-run_head("no driver in the base" 0 same "${WORK}/empty")
-expect_text("no driver in the base" "every case new")
-expect_json("no driver in the base" "${result}" "new" cases 0 latency verdict)
-expect_json("no driver in the base" "${result}" "no driver" cases 0 latency ab base)
+# A kernel the base's source does not have is new: every case "new".
+file(MAKE_DIRECTORY "${WORK}/empty" "${WORK}/src-without")
+run_step("a kernel the base lacks" 0 "${BIN}/same/kbench-test-ab" --manifest "${MANIFEST}"
+  --results-dir "${results}" --profile e2e --ab-source "${WORK}/src-without"
+  --ab-base "${WORK}/empty")
+expect_text("a kernel the base lacks" "every case new, the base has no such manifest")
+expect_json("a kernel the base lacks" "${result}" "new" cases 0 latency verdict)
+expect_json("a kernel the base lacks" "${result}" "no driver" cases 0 latency ab base)
+# So is a backend its manifest does not declare.
+file(READ "${MANIFEST}" manifest_text)
+string(JSON other_backend SET "${manifest_text}" backends "[\"hip\"]")
+file(RELATIVE_PATH rel "${SOURCE}" "${MANIFEST}")
+file(WRITE "${WORK}/src-hip/${rel}" "${other_backend}")
+run_step("a backend the base lacks" 0 "${BIN}/same/kbench-test-ab" --manifest "${MANIFEST}"
+  --results-dir "${results}" --profile e2e --ab-source "${WORK}/src-hip" --ab-base "${WORK}/empty")
+expect_text("a backend the base lacks" "every case new, the base's manifest does not declare this backend")
+# And a precision.
+string(JSON other_precision SET "${manifest_text}" precisions "[\"fp64\"]")
+file(WRITE "${WORK}/src-fp64/${rel}" "${other_precision}")
+run_step("a precision the base lacks" 0 "${BIN}/same/kbench-test-ab" --manifest "${MANIFEST}"
+  --results-dir "${results}" --profile e2e --ab-source "${WORK}/src-fp64" --ab-base "${WORK}/empty")
+expect_text("a precision the base lacks" "every case new, the base's manifest does not declare this precision")
+# A base that has the kernel but not its driver was not built, or is not
+# the base build's driver directory: an error naming it, never "new".
+run_head("no driver in the base" 2 same "${WORK}/empty")
+expect_text("no driver in the base" "the base build has no driver ${WORK}/empty/kbench-test-ab")
+run_head("no base at all" 2 same "${WORK}/nosuch")
+expect_text("no base at all" "--ab-base (KBENCH_AB_BASE) ${WORK}/nosuch: No such file")
 
 # The base's source tree: the same manifest without the "medium" case.
 file(READ "${MANIFEST}" manifest_text)
@@ -117,9 +144,41 @@ fake_base(v999 "echo 'kbench-partner 999 ab'; cat >/dev/null")
 run_head("another protocol version" 2 same "${WORK}/v999")
 expect_text("another protocol version" "protocol version 999, this driver version 3")
 
+# A base older than the protocol fails every case with why, on the console
+# and in each case's "error" (the report's failure reason), and the test.
 fake_base(old "echo \"kbench: error: unknown option '--partner'\" >&2; exit 2")
 run_head("a base without the protocol" 2 same "${WORK}/old")
-expect_text("a base without the protocol" "did not answer the A/B partner protocol (exited with status 2)")
+set(why "${WORK}/old/kbench-test-ab does not speak the A/B partner protocol: it ended without a greeting (exited with status 2")
+expect_text("a base without the protocol" "${why}")
+expect_text("a base without the protocol" "rebuild the base")
+foreach(i 0 1)
+  json_get(error "a base without the protocol" "${result}" cases ${i} error)
+  string(FIND "${error}" "${why}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "a base without the protocol: case ${i}'s error '${error}' lacks the reason")
+  endif()
+endforeach()
+expect_json("a base without the protocol" "${result}" "error" status)
+string(REGEX MATCHALL "FAILED ab[.]cpu[.]fp32  case [a-z]+  variant default\n  error: +base driver [^\n]*does not speak" blocks "${step_output}")
+list(LENGTH blocks n_blocks)
+if(NOT n_blocks EQUAL 2)
+  message(FATAL_ERROR "a base without the protocol: ${n_blocks} case blocks name the reason, not 2")
+endif()
+fake_base(talks "echo 'kbench-swish 1.0 ready'; cat >/dev/null")
+run_head("a base that answers otherwise" 2 same "${WORK}/talks")
+expect_text("a base that answers otherwise" "does not speak the A/B partner protocol: it greeted with 'kbench-swish 1.0 ready'")
+
+# Every answer has a limit, bounded by the test's own (--timeout): a base
+# that greets without ending the line, or never answers a case, is killed
+# and named.
+fake_base(unended "printf 'kbench-partner 3 ab'; exec sleep 300")
+run_head("a greeting without its newline" 2 same "${WORK}/unended" --timeout 6)
+expect_text("a greeting without its newline" "did not greet within 4 s (the test's time limit")
+expect_text("a greeting without its newline" "it sent 'kbench-partner 3 ab' without ending the line")
+fake_base(mute "echo 'kbench-partner 3 ab'; exec sleep 300")
+run_head("a base that never answers a case" 1 same "${WORK}/mute" --timeout 6)
+expect_text("a base that never answers a case" "did not answer 'case default small' within")
+expect_text("a base that never answers a case" "was stopped earlier: it did not answer")
 
 fake_base(dies "echo 'kbench-partner 3 ab'; read line; exit 3")
 run_head("a base that dies" 1 same "${WORK}/dies")
@@ -128,8 +187,10 @@ expect_text("a base that dies" "stopped answering case default small (exited wit
 run_head("recording in A/B mode" 2 same "${BIN}/base" --update-baselines)
 expect_text("recording in A/B mode" "does not record baselines")
 
-run_head("bad pair limits" 2 same "${BIN}/base" --ab-min-pairs 10 --ab-max-pairs 5)
-expect_text("bad pair limits" "--ab-min-pairs 10 is above --ab-max-pairs 5")
+run_head("bad pair limits" 2 same "${BIN}/base" --ab-min-pairs 10 --ab-max-pairs 8)
+expect_text("bad pair limits" "--ab-min-pairs 10 is above --ab-max-pairs 8")
+run_head("too few pairs to decide" 2 same "${BIN}/base" --ab-min-pairs 6 --ab-max-pairs 5)
+expect_text("too few pairs to decide" "--ab-max-pairs 5: below 6, the fewest pairs")
 run_head("bad pair count" 2 same "${BIN}/base" --ab-max-pairs 65)
 expect_text("bad pair count" "--ab-max-pairs")
 

@@ -10,6 +10,12 @@
 #   3. KB_TEST_SLOW=50@<the base's directory>    -> exit 0, the head "faster"
 #   4. malformed values, alone and in A/B mode    -> exit 1, the message names
 #      KB_TEST_SLOW and what is wrong
+#   5. baseline mode, against a baseline of the unslowed driver:
+#      the head slowed                            -> exit 1, "regression",
+#        confirmed by a fresh process of the head (its rounds, process 1)
+#      only the head's lead process slowed (KB_TEST_SLOW_PROCESS=lead: a
+#        placement, not the code)                 -> exit 0, "inconclusive",
+#        the fresh process not confirming it
 # 50 % is five times the 10 % tolerance: the verdicts hold on a noisy
 # machine (a CPU-bound process on every CPU).
 
@@ -105,5 +111,34 @@ expect_refused("a missing directory" "50@${WORK}/missing"
   "directory '${WORK}/missing': No such file or directory")
 expect_refused("a file" "50@${MANIFEST}" "'${MANIFEST}' is not a directory")
 expect_refused("in A/B mode" "50" "no '@'" --ab-base "${base}")
+
+# ---- 5. baseline mode: a slowdown fails only if a fresh process confirms it
+set(baselines "${WORK}/baselines")
+run_step("record the unslowed base" 0 "${DRIVER}" --manifest "${MANIFEST}" --profile e2e
+  --case compute --results-dir "${WORK}/record" --baseline-dir "${baselines}"
+  --update-baselines --latency-tolerance 10)
+function(run_gate label expect_rc)
+  set(ENV{KB_TEST_SLOW} "50@${WORK}/head")
+  run_step("${label}" ${expect_rc} "${head}" --manifest "${MANIFEST}" --profile e2e
+    --case compute --results-dir "${WORK}/${label}" --baseline-dir "${baselines}")
+  unset(ENV{KB_TEST_SLOW})
+  unset(ENV{KB_TEST_SLOW_PROCESS})
+  set(step_output "${step_output}" PARENT_SCOPE)
+endfunction()
+run_gate(gated_slowed 1)
+set(result "${WORK}/gated_slowed/slow.cpu.fp32.json")
+expect_json(gated_slowed "${result}" "regression" cases 0 latency verdict)
+expect_json(gated_slowed "${result}" "regression" cases 0 latency fresh_process verdict)
+expect_json(gated_slowed "${result}" "1" cases 0 rounds 4 process)
+expect_text(gated_slowed "and a fresh process confirmed it")
+set(ENV{KB_TEST_SLOW_PROCESS} lead)
+run_gate(lead_slowed 0)
+set(result "${WORK}/lead_slowed/slow.cpu.fp32.json")
+expect_json(lead_slowed "${result}" "inconclusive" cases 0 latency verdict)
+json_get(fresh lead_slowed "${result}" cases 0 latency fresh_process verdict)
+if(fresh STREQUAL "regression")
+  message(FATAL_ERROR "lead_slowed: the fresh process, not slowed, was called slower")
+endif()
+expect_text(lead_slowed "not in a fresh process")
 
 message("e2e slow: all steps behaved as expected")

@@ -12,17 +12,35 @@ static void test_no_partner_is_not_asked(void) {
     kb_ab_setup ab;
     memset(&ab, 0, sizeof ab);
     snprintf(ab.exe, sizeof ab.exe, "/base/bin/kbench-swish");
+    ab.why_new = "the base has no such manifest";
     kb_ab_result res;
     memset(&res, 0, sizeof res);
     kb_err err = {{0}};
     ASSERT_INT_EQ(kb_ab_request(&ab, "default", "n32k", &res, &err), 0);
     ASSERT_INT_EQ(res.base_status, -1);
     ASSERT_INT_EQ(res.base_asked, 0);
-    ASSERT_STR_CONTAINS(res.base_why, "/base/bin/kbench-swish");
+    ASSERT_STR_CONTAINS(res.base_why, "/base/bin/kbench-swish: the base has no such manifest");
     /* nothing asked: nothing to read, nothing to release */
     ASSERT_INT_EQ(kb_ab_open(&ab, "default", "n32k", &res, &err), 0);
     ASSERT_INT_EQ(res.base_status, -1);
     ASSERT_INT_EQ(kb_ab_close(&ab, &res, &err), 0);
+}
+
+/* A base that could not serve (it does not speak the partner protocol,
+ * serves another kernel, cannot set its backend up) fails each case with
+ * why, so that every case the run would have measured reports it. */
+static void test_broken_base_fails_each_case(void) {
+    kb_ab_setup ab;
+    memset(&ab, 0, sizeof ab);
+    snprintf(ab.broken, sizeof ab.broken, "base driver /b/kbench-swish does not speak it");
+    kb_ab_result res;
+    memset(&res, 0, sizeof res);
+    kb_err err = {{0}};
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_INT_EQ(kb_ab_request(&ab, "default", i ? "u" : "t", &res, &err), -1);
+        ASSERT_STR_CONTAINS(err.msg, "base driver /b/kbench-swish does not speak it");
+        ASSERT_INT_EQ(res.base_asked, 0);
+    }
 }
 
 static void test_decision_from_pairs(void) {
@@ -56,6 +74,7 @@ static void test_no_pairs(void) {
 
 int main(void) {
     RUN_TEST(test_no_partner_is_not_asked);
+    RUN_TEST(test_broken_base_fails_each_case);
     RUN_TEST(test_decision_from_pairs);
     RUN_TEST(test_no_pairs);
     return kb_test_summary();

@@ -400,6 +400,57 @@ static void test_reparse_starts_fresh(void) {
     ASSERT_INT_EQ(o.seed, 3);
 }
 
+/* A/B pair limits below the fewest pairs on which the sign test can decide
+ * would end every case inconclusive, so that nothing could fail: refused,
+ * naming the option and the minimum. With n pairs the 95 % interval is
+ * finite once P(all n on one side) = 2^-n <= 0.025: from 6 pairs. */
+static void test_ab_pair_limits_that_could_not_fail(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(kb_gate_ab_fewest_pairs(), 6);
+    ASSERT_INT_EQ(parse(&o, &err, "--ab-min-pairs", "5", "--ab-max-pairs", "5", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--ab-min-pairs 5: below 6, the fewest pairs");
+    ASSERT_INT_EQ(parse(&o, &err, "--ab-max-pairs", "3", "--ab-min-pairs", "6", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--ab-max-pairs 3: below 6");
+    ASSERT_INT_EQ(parse(&o, &err, "--ab-min-pairs", "6", "--ab-max-pairs", "6", NULL), 0);
+    ASSERT_INT_EQ(o.gate.ab_min_pairs, 6);
+    ASSERT_INT_EQ(o.gate.ab_max_pairs, 6);
+}
+
+/* --ab-source maps the manifest onto the base's source: without a base it
+ * names a path nothing reads. */
+static void test_ab_source_needs_a_base(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "--ab-source", "/src", NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--ab-source (KBENCH_AB_SOURCE) /src: given without --ab-base");
+    setenv("KBENCH_AB_SOURCE", "/src", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "KBENCH_AB_SOURCE");
+    ASSERT_INT_EQ(parse(&o, &err, "--ab-base", "/base", NULL), 0);
+    clear_env();
+}
+
+/* Tolerances so large that a check all but stops are taken, and said. */
+static void test_huge_tolerances_warn(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    ASSERT_INT_EQ(parse(&o, &err, "--latency-tolerance", "0.5", "--accuracy-drift", "0.5", NULL),
+                  0);
+    ASSERT_INT_EQ(o.warning[0], '\0');
+    ASSERT_INT_EQ(parse(&o, &err, "--latency-tolerance", "10", NULL), 0);
+    ASSERT_STR_CONTAINS(o.warning, "latency tolerance 10 (--latency-tolerance");
+    ASSERT_STR_CONTAINS(o.warning, "11 times as slow");
+    setenv("KBENCH_ACCURACY_DRIFT", "1e30", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT_STR_CONTAINS(o.warning,
+                        "accuracy drift 1e+30 (--accuracy-drift, KBENCH_ACCURACY_DRIFT)");
+    clear_env();
+}
+
 static void test_min_above_max(void) {
     kb_options o;
     kb_err err;
@@ -432,6 +483,9 @@ int main(void) {
     RUN_TEST(test_value_for_flag);
     RUN_TEST(test_unknown_short_after_long_option);
     RUN_TEST(test_min_above_max);
+    RUN_TEST(test_ab_pair_limits_that_could_not_fail);
+    RUN_TEST(test_ab_source_needs_a_base);
+    RUN_TEST(test_huge_tolerances_warn);
     RUN_TEST(test_reparse_starts_fresh); /* last: a failure leaves getopt's state stale */
     return kb_test_summary();
 }

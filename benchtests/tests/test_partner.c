@@ -4,10 +4,14 @@
 #define _GNU_SOURCE
 #include "kb_test.h"
 #include "partner.h"
+#include "watchdog.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- the base's side ----------------------------------------------------- */
 
@@ -130,22 +134,25 @@ static void test_serve_rejects_nul_and_huge_lines(void) {
 
 /* ---- the head's side ----------------------------------------------------- */
 
-/* A head whose base answered `answers` (greeting aside). */
-static void head_on(kb_partner *p, const char *answers, FILE **sink) {
+/* A head whose base answered `answers` (greeting aside) and then closed
+ * its output; what the head sends goes nowhere. */
+static void head_on(kb_partner *p, const char *answers) {
+    int fds[2];
     memset(p, 0, sizeof *p);
     p->pid = -1;
     snprintf(p->exe, sizeof p->exe, "base-x");
-    p->from = fmemopen((void *)answers, strlen(answers), "r");
-    *sink = fopen("/dev/null", "w");
-    p->to = *sink;
+    ASSERT_INT_EQ(pipe(fds), 0);
+    ASSERT(write(fds[1], answers, strlen(answers)) == (ssize_t)strlen(answers));
+    close(fds[1]);
+    p->from = fds[0];
+    p->to = open("/dev/null", O_WRONLY);
 }
 
 static int reply_to_case(const char *answers, kb_partner_case *status, kb_err *err) {
     kb_partner p;
-    FILE *sink;
     double rmse, max_abs;
     char why[64];
-    head_on(&p, answers, &sink);
+    head_on(&p, answers);
     memset(err, 0, sizeof *err);
     int rc = kb_partner_case_send(&p, "default", "c", err);
     if (rc == 0) rc = kb_partner_case_reply(&p, status, &rmse, &max_abs, why, sizeof why, err);
@@ -170,10 +177,9 @@ static void test_head_rejects_bad_ready(void) {
 
 static int round_answer(const char *answer, kb_err *err) {
     kb_partner p;
-    FILE *sink;
     kb_samples s = {0};
     kb_sampling cfg = {.min_samples = 2, .max_samples = 16, .max_time_s = 0.1};
-    head_on(&p, answer, &sink);
+    head_on(&p, answer);
     memset(err, 0, sizeof *err);
     int rc = kb_partner_round(&p, 0, 1, &cfg, &s, err);
     kb_samples_free(&s);
@@ -255,13 +261,158 @@ static void test_head_does_not_wait_forever_for_a_greeting(void) {
     char *args[] = {exe, "--partner", NULL};
     kb_partner p;
     kb_err err = {{0}};
-    int saved = kb_partner_greeting_wait_ms;
-    kb_partner_greeting_wait_ms = 1000;
+    const kb_partner_waits saved = kb_partner_wait;
+    kb_partner_wait.greeting_s = 1.0;
     ASSERT_INT_EQ(kb_partner_start(&p, exe, args, &err), -1);
-    kb_partner_greeting_wait_ms = saved;
+    kb_partner_wait = saved;
     ASSERT_STR_CONTAINS(err.msg, "did not greet within 1 s");
     ASSERT_STR_CONTAINS(err.msg, exe);
     ASSERT_INT_EQ(p.pid, -1);
+}
+
+/* A fake base from a shell script's body, started as the head starts one. */
+static void start_fake(kb_partner *p, const char *name, const char *body, char *exe, size_t size,
+                       int expect_rc, kb_err *err) {
+    char text[4096];
+    kb_test_join(exe, size, kb_test_tmpdir(name), "base");
+    snprintf(text, sizeof text, "#!/bin/sh\n%s\n", body);
+    kb_test_write(exe, text);
+    chmod(exe, 0700);
+    char *args[] = {exe, "--partner", NULL};
+    memset(err, 0, sizeof *err);
+    ASSERT_INT_EQ(kb_partner_start(p, exe, args, err), expect_rc);
+}
+
+static double seconds_since(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
+}
+
+/* A greeting without its newline is no greeting: the head does not wait
+ * for the rest of the line past the greeting's limit. */
+static void test_head_does_not_wait_for_the_end_of_a_greeting(void) {
+    char exe[4096];
+    kb_partner p;
+    kb_err err;
+    struct timespec t0;
+    const kb_partner_waits saved = kb_partner_wait;
+    kb_partner_wait.greeting_s = 1.0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    start_fake(&p, "partner-no-newline", "printf 'kbench-partner 3 t'\nexec sleep 300", exe,
+               sizeof exe, -1, &err);
+    kb_partner_wait = saved;
+    ASSERT(seconds_since(&t0) < 10.0);
+    ASSERT_STR_CONTAINS(err.msg, exe);
+    ASSERT_STR_CONTAINS(err.msg, "did not greet within 1 s");
+    ASSERT_STR_CONTAINS(err.msg, "it sent 'kbench-partner 3 t' without ending the line");
+    ASSERT_INT_EQ(p.pid, -1);
+}
+
+/* A base that greets and then never answers a case or a round: each wait
+ * ends at its limit, the base is killed, and a later command fails at once
+ * saying why. */
+static void test_head_gives_up_on_a_base_that_does_not_answer(void) {
+    static const struct {
+        const char *body, *says;
+    } bases[] = {
+        {"echo 'kbench-partner 3 t'\nexec sleep 300", "did not answer 'case default c' within 1 s"},
+        {"echo 'kbench-partner 3 t'\nread line\necho 'ready 0 0'\nexec sleep 300",
+         "did not answer 'round' (a round of samples) within 1 s"},
+        {"echo 'kbench-partner 3 t'\nread line\nprintf 'rea'\nexec sleep 300",
+         "it sent 'rea' without ending the line"},
+    };
+    const kb_partner_waits saved = kb_partner_wait;
+    kb_partner_wait.floor_s = 1.0;
+    kb_partner_wait.factor = 0.0;
+    for (size_t i = 0; i < sizeof bases / sizeof *bases; ++i) {
+        char exe[4096];
+        kb_partner p;
+        kb_err err;
+        kb_partner_case status = 0;
+        double rmse, max_abs;
+        char why[64];
+        kb_samples s = {0};
+        kb_sampling cfg = {.min_samples = 1, .max_samples = 2, .max_time_s = 0.01};
+        struct timespec t0;
+        start_fake(&p, "partner-mute-later", bases[i].body, exe, sizeof exe, 0, &err);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ASSERT_INT_EQ(kb_partner_case_send(&p, "default", "c", &err), 0);
+        int rc = kb_partner_case_reply(&p, &status, &rmse, &max_abs, why, sizeof why, &err);
+        if (rc == 0) {
+            ASSERT_INT_EQ(status, KB_PARTNER_READY);
+            rc = kb_partner_round(&p, -1, 0, &cfg, &s, &err);
+        }
+        ASSERT_INT_EQ(rc, -1);
+        ASSERT(seconds_since(&t0) < 10.0);
+        ASSERT_STR_CONTAINS(err.msg, exe);
+        ASSERT_STR_CONTAINS(err.msg, bases[i].says);
+        ASSERT_STR_CONTAINS(err.msg, ": killed");
+        ASSERT_INT_EQ(p.pid, -1);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ASSERT_INT_EQ(kb_partner_case_close(&p, &err), -1);
+        ASSERT_STR_CONTAINS(err.msg, "was stopped earlier: it did not");
+        ASSERT(seconds_since(&t0) < 1.0);
+        kb_samples_free(&s);
+        kb_partner_stop(&p);
+    }
+    kb_partner_wait = saved;
+}
+
+/* What a base started goes with it: its process group is killed. */
+static void test_head_kills_what_a_base_started(void) {
+    char exe[4096], pidfile[4096], body[8192];
+    kb_partner p;
+    kb_err err;
+    kb_test_join(pidfile, sizeof pidfile, kb_test_tmpdir("partner-group"), "child.pid");
+    snprintf(body, sizeof body,
+             "sleep 300 &\necho $! > '%s'\necho 'kbench-partner 3 t'\nwhile :; do sleep 1; done",
+             pidfile);
+    const kb_partner_waits saved = kb_partner_wait;
+    kb_partner_wait.floor_s = 1.0;
+    kb_partner_wait.factor = 0.0;
+    start_fake(&p, "partner-group", body, exe, sizeof exe, 0, &err);
+    FILE *f = fopen(pidfile, "r");
+    int child = 0;
+    ASSERT(f && fscanf(f, "%d", &child) == 1 && child > 0);
+    if (f) fclose(f);
+    ASSERT_INT_EQ(kb_partner_case_send(&p, "default", "c", &err), 0);
+    kb_partner_case status;
+    double rmse, max_abs;
+    char why[64];
+    ASSERT_INT_EQ(kb_partner_case_reply(&p, &status, &rmse, &max_abs, why, sizeof why, &err), -1);
+    kb_partner_wait = saved;
+    /* the sleep was the shell's child: killed, reaped by init */
+    int gone = 0;
+    for (int i = 0; i < 200 && !gone; ++i) {
+        gone = child > 0 && kill(child, 0) != 0;
+        if (!gone) nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    }
+    ASSERT(gone);
+    kb_partner_stop(&p);
+}
+
+/* Every wait ends shortly before the test's own time limit, naming the
+ * base, when that comes before the wait's own limit. */
+static void test_head_waits_end_before_the_test_limit(void) {
+    char exe[4096];
+    kb_partner p;
+    kb_err err;
+    struct timespec t0;
+    start_fake(&p, "partner-test-limit", "echo 'kbench-partner 3 t'\nexec sleep 300", exe,
+               sizeof exe, 0, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    ASSERT_INT_EQ(kb_watchdog_start(4.0, &err), 0); /* fires at 3.5 s */
+    ASSERT_INT_EQ(kb_partner_case_send(&p, "default", "c", &err), 0);
+    kb_partner_case status;
+    double rmse, max_abs;
+    char why[64];
+    ASSERT_INT_EQ(kb_partner_case_reply(&p, &status, &rmse, &max_abs, why, sizeof why, &err), -1);
+    kb_watchdog_stop();
+    ASSERT(seconds_since(&t0) < 3.5);
+    ASSERT_STR_CONTAINS(err.msg,
+                        "did not answer 'case default c' within 2 s (the test's time limit");
+    kb_partner_stop(&p);
 }
 
 int main(void) {
@@ -274,5 +425,9 @@ int main(void) {
     RUN_TEST(test_head_does_not_hang_on_a_silent_base);
     RUN_TEST(test_head_stops_a_garbage_base);
     RUN_TEST(test_head_does_not_wait_forever_for_a_greeting);
+    RUN_TEST(test_head_does_not_wait_for_the_end_of_a_greeting);
+    RUN_TEST(test_head_gives_up_on_a_base_that_does_not_answer);
+    RUN_TEST(test_head_kills_what_a_base_started);
+    RUN_TEST(test_head_waits_end_before_the_test_limit);
     return kb_test_summary();
 }

@@ -159,6 +159,18 @@ if [[ ! -d $base_src ]] || [[ $(git -C "$base_src" rev-parse HEAD 2>/dev/null) !
   rm -rf "$base_build"
 fi
 
+# The base is $ref as committed: a worktree kept from an earlier run that
+# was edited since (or holds new files) would be built and measured as
+# $ref. It is refused, not reset: the edits may be someone's work.
+changes=$(git -C "$base_src" status --porcelain --untracked-files=normal) ||
+  die "cannot tell whether the base's worktree $base_src holds changes (git status failed)"
+if [[ -n $changes ]]; then
+  mapfile -t changed <<<"$changes"
+  die "the base's worktree $base_src differs from $ref ($short), so it is not $ref:
+$(printf '  %s\n' "${changed[@]:0:20}")
+remove it (git -C '$src' worktree remove --force '$base_src') or restore it, then run again"
+fi
+
 # This build's configure options: the kbench options, the build type, the
 # compilers and their flags and architectures.
 configure_args=(-S "$base_src" -B "$base_build" -G "$(cache_get CMAKE_GENERATOR)")

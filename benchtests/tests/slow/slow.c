@@ -16,6 +16,10 @@
  * environment, is not. pct is a decimal number from 0 to 1000 and <dir> an
  * existing directory; a malformed value makes every case an error, never a
  * run without the slowdown it asked for. Empty is unset, as for KBENCH_*.
+ * KB_TEST_SLOW_PROCESS=lead limits it to the driver's lead process, not
+ * the processes it starts with --partner: a slowdown that belongs to one
+ * process (its placement), not to the code, as the gate's confirmation in
+ * a fresh process must tell apart.
  *
  * Cases: the default set is sized for a CPU, "full" for a datacenter GPU:
  * gpu_tiny (32K elements: a launch-bound call, whose time grows by less
@@ -47,6 +51,20 @@ static struct {
     double pct;     /* this driver's extra work, in % */
     char why[8192]; /* "" or why the value is malformed */
 } slow_env;
+
+/* Whether this process was started with --partner (its command line's
+ * arguments, NUL-separated in /proc/self/cmdline). */
+static int slow_is_partner(void) {
+    char line[8192];
+    FILE *f = fopen("/proc/self/cmdline", "rb");
+    size_t n = f ? fread(line, 1, sizeof line - 1, f) : 0;
+    if (f) fclose(f);
+    for (size_t i = 0; i < n; i += strlen(line + i) + 1) {
+        line[n] = '\0';
+        if (strcmp(line + i, "--partner") == 0) return 1;
+    }
+    return 0;
+}
 
 static void slow_read_env(void) {
     slow_env.read = 1;
@@ -95,6 +113,13 @@ static void slow_read_env(void) {
     char *slash = strrchr(self, '/');
     if (slash) slash[slash == self ? 1 : 0] = '\0';
     if (strcmp(self, want) == 0) slow_env.pct = pct;
+    const char *only = getenv("KB_TEST_SLOW_PROCESS");
+    if (only && *only && strcmp(only, "lead") != 0) {
+        snprintf(slow_env.why, sizeof slow_env.why, "KB_TEST_SLOW_PROCESS='%s' is not 'lead'",
+                 only);
+        return;
+    }
+    if (only && *only && slow_is_partner()) slow_env.pct = 0.0;
 }
 
 /* The extra work in %: 0 while KB_TEST_SLOW is malformed (the layout and
