@@ -52,7 +52,10 @@ function(kbench_add_coverage_target)
   add_custom_target(coverage
     COMMAND "${CMAKE_COMMAND}" -E rm -rf "${out}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${out}"
-    COMMAND "${KBENCH_GCOVR}"
+    # Only this build's .gcda files: gcovr searches --root (the sources) by
+    # default, and with it any other build tree inside them, whose files of
+    # other versions of the same sources it cannot merge.
+    COMMAND "${KBENCH_GCOVR}" "${PROJECT_BINARY_DIR}"
       --root "${PROJECT_SOURCE_DIR}"
       --object-directory "${PROJECT_BINARY_DIR}"
       --gcov-executable "${KBENCH_GCOV}"
