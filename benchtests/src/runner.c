@@ -537,6 +537,20 @@ static void judge_recording(const kb_run_ctx *ctx, kb_case_result *r) {
     r->lat.verdict = KB_LAT_RECORDED;
 }
 
+/* The answers of this build's worker processes to the case sent: they run
+ * the same build on the same inputs, so with `must_be_ready` (this process
+ * set the case up) each must have set it up too. */
+static int workers_ready(kb_workers *w, int must_be_ready, const char *who, kb_err *err) {
+    kb_partner_case status = KB_PARTNER_ABSENT;
+    double rmse, max_abs;
+    char why[512];
+    if (kb_workers_case_reply(w, &status, &rmse, &max_abs, why, sizeof why, err) != 0) return -1;
+    if (must_be_ready && status != KB_PARTNER_READY)
+        return kb_fail(err, "driver %s: %s could not set the case up where this one did (%s)",
+                       w->exe, who, *why ? why : "no such case");
+    return 0;
+}
+
 /* Gating: a slowdown this process confirmed in every round is measured
  * again by a fresh process of this build before it fails, and fails only
  * if that process confirms it too. A process keeps its placement for life
@@ -554,15 +568,9 @@ static int confirm_in_fresh_process(const kb_run_ctx *ctx, timing_ctx *tc, kb_ca
     int rc = w->started ? kb_workers_restart(w, err)
                         : kb_workers_start(w, 1, ctx->worker_exe, &ctx->confirmer_run, err);
     if (rc != 0 || kb_workers_case_send(w, r->impl_variant, r->c->name, err) != 0) return -1;
-    kb_partner_case status = KB_PARTNER_ABSENT;
-    double rmse, max_abs;
-    char why[512];
-    if (kb_workers_case_reply(w, &status, &rmse, &max_abs, why, sizeof why, err) != 0) return -1;
-    if (status != KB_PARTNER_READY) {
-        kb_workers_case_close(w, err);
-        return kb_fail(
-            err, "driver %s: a fresh process could not set the case up where this one did (%s)",
-            w->exe, *why ? why : "no such case");
+    if (workers_ready(w, 1, "a fresh process", err) != 0) {
+        kb_workers_case_close(w, &(kb_err){{0}});
+        return -1;
     }
     const kb_latency_decision mine = r->lat;
     double pause = ctx->settings->confirm_pause_s;
@@ -786,17 +794,7 @@ static int time_session(kb_case_session *s, kb_case_result *r, kb_err *err) {
 /* Recording: this build's other processes set the case up while this one
  * does; they must answer as it did (same build, same inputs). */
 static int recorders_open(const kb_run_ctx *ctx, const kb_case_session *s, kb_err *err) {
-    kb_partner_case status = KB_PARTNER_ABSENT;
-    double rmse, max_abs;
-    char why[512];
-    if (kb_workers_case_reply(ctx->recorders, &status, &rmse, &max_abs, why, sizeof why, err) != 0)
-        return -1;
-    if (s && status != KB_PARTNER_READY)
-        return kb_fail(err,
-                       "driver %s: a recording process could not set the case up where "
-                       "this one did (%s)",
-                       ctx->recorders->exe, *why ? why : "no such case");
-    return 0;
+    return workers_ready(ctx->recorders, s != NULL, "a recording process", err);
 }
 
 /* In A/B mode the base prepares the case (inputs, reference, checked run)

@@ -199,7 +199,7 @@ void kb_watchdog_catch_crashes(void) {
 
 double kb_watchdog_share_left(void) {
     if (!(wd.deadline > 0.0)) return 1.0;
-    double left = (wd.deadline - now_s()) / (wd.deadline - wd.started);
+    double left = kb_watchdog_left_s() / (wd.deadline - wd.started);
     return left > 0.0 ? left : 0.0;
 }
 

@@ -46,7 +46,6 @@ src=$(sed -n 's/^kbench_SOURCE_DIR:STATIC=//p' "$build/CMakeCache.txt")
 [[ -n $src ]] || die "$build is not a configured kbench build"
 out="$build/ab-targets"
 mkdir -p "$out"
-neighbours=()
 
 # Verdict counts and resolutions of the A/B result JSONs in a directory.
 summarise_results() {
@@ -82,19 +81,8 @@ print(v)
 EOF
 }
 
-start_neighbours() {
-  neighbours=()
-  for ((i = 0; i < $1; ++i)); do
-    yes >/dev/null &
-    neighbours+=($!)
-  done
-}
-
-stop_neighbours() {
-  if ((${#neighbours[@]})); then kill "${neighbours[@]}" 2>/dev/null || true; fi
-  neighbours=()
-}
-trap stop_neighbours EXIT
+# shellcheck source=benchtests/tools/neighbours.sh
+source "$(dirname "${BASH_SOURCE[0]}")/neighbours.sh"
 
 aa() {
   local n=${1:-0} run log t0 t1 failed

@@ -35,18 +35,8 @@ rm -rf "$out"
 mkdir -p "$out"
 export KBENCH_BASELINE_DIR="$out/baselines"
 
-neighbours=()
-start_neighbours() {
-  for ((i = 0; i < n; ++i)); do
-    yes >/dev/null &
-    neighbours+=($!)
-  done
-}
-stop_neighbours() {
-  if ((${#neighbours[@]})); then kill "${neighbours[@]}" 2>/dev/null || true; fi
-  neighbours=()
-}
-trap stop_neighbours EXIT
+# shellcheck source=benchtests/tools/neighbours.sh
+source "$(dirname "${BASH_SOURCE[0]}")/neighbours.sh"
 
 # The step's cases from its result JSONs: verdicts, and the tolerance each
 # recorded or gated case has.
@@ -85,7 +75,7 @@ step() {
   local name=$1 log="$out/$1.log" t0 t1 failed
   shift
   rm -rf "$build/kbench-results"
-  start_neighbours
+  start_neighbours "$n"
   t0=$(date +%s)
   env "$@" ctest --test-dir "$build" -L cpu >"$log" 2>&1 || true
   t1=$(date +%s)
