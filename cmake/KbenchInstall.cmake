@@ -29,7 +29,8 @@ function(kbench_install)
   # The manifest format, for a consumer's own checks (check-jsonschema).
   install(FILES "${PROJECT_SOURCE_DIR}/benchtests/schema/kernel.schema.json"
     DESTINATION "${CMAKE_INSTALL_DATADIR}/kbench")
-  # The scaffold: an executable CMake script (cmake -P works too).
+  # The scaffold: a CMake script that runs as a program too (its first lines
+  # are a shell script that hands the arguments to cmake -P after "--").
   install(PROGRAMS "${PROJECT_SOURCE_DIR}/cmake/kbench-new-kernel"
     DESTINATION "${CMAKE_INSTALL_BINDIR}")
 
@@ -38,7 +39,7 @@ function(kbench_install)
   configure_package_config_file("${PROJECT_SOURCE_DIR}/cmake/kbenchConfig.cmake.in"
     "${PROJECT_BINARY_DIR}/kbenchConfig.cmake"
     INSTALL_DESTINATION "${KBENCH_INSTALL_CMAKEDIR}"
-    PATH_VARS CMAKE_INSTALL_DATADIR)
+    PATH_VARS CMAKE_INSTALL_DATADIR CMAKE_INSTALL_DOCDIR)
   # 0.x: a minor release may change the API, so SameMinorVersion until 1.0.
   write_basic_package_version_file("${PROJECT_BINARY_DIR}/kbenchConfigVersion.cmake"
     COMPATIBILITY SameMinorVersion)
@@ -46,7 +47,20 @@ function(kbench_install)
     "${PROJECT_BINARY_DIR}/kbenchConfig.cmake"
     "${PROJECT_BINARY_DIR}/kbenchConfigVersion.cmake"
     "${PROJECT_SOURCE_DIR}/cmake/KbenchKernels.cmake"
+    "${PROJECT_SOURCE_DIR}/cmake/KbenchProject.cmake"
     "${PROJECT_SOURCE_DIR}/cmake/KbenchGpu.cmake"
     "${PROJECT_SOURCE_DIR}/cmake/KbenchImports.cmake"
     DESTINATION "${KBENCH_INSTALL_CMAKEDIR}")
+  # What a consumer's build runs (KbenchProject.cmake): the run report's
+  # fixtures and A/B mode, which is also a command of its own (bin/kbench-ab
+  # --build <consumer build>).
+  set(tools "${PROJECT_SOURCE_DIR}/benchtests/tools")
+  install(FILES "${tools}/report_session.cmake" "${tools}/report_run.cmake"
+    "${tools}/report_print.cmake" "${tools}/CTestCustom.cmake.in" "${tools}/kbench-ab.sh"
+    DESTINATION "${KBENCH_INSTALL_CMAKEDIR}")
+  install(PROGRAMS "${tools}/kbench-ab.sh" DESTINATION "${CMAKE_INSTALL_BINDIR}"
+    RENAME kbench-ab)
+  # The documentation the tools' messages point to.
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/docs/" DESTINATION "${CMAKE_INSTALL_DOCDIR}"
+    FILES_MATCHING PATTERN "*.md" PATTERN "results" EXCLUDE)
 endfunction()

@@ -28,7 +28,7 @@ macro(_kb_constants)
   # The driver's reader has the same list (root_keys in
   # benchtests/src/manifest.c): change both together.
   set(KBENCH_MANIFEST_KEYS name description backends precisions tolerance flops bytes cases
-    sweep full variants libraries labels calibration timeout)
+    sweep full variants libraries labels calibration timeout transcendentals threads)
   set(KBENCH_DEFAULT_TEST_TIMEOUT 300)
   set(KBENCH_FULL_TEST_TIMEOUT 3600)
   # What a label (and a case name, in the C reader) may be: it becomes part
@@ -45,6 +45,7 @@ macro(_kb_constants)
   set(_KB_MANIFEST_MAX_BYTES 1048576)
 endmacro()
 _kb_constants()
+include("${CMAKE_CURRENT_LIST_DIR}/KbenchProject.cmake")
 
 # string(JSON <mode> ...) on the manifest text, failing configure with the
 # manifest and the field named. The text is passed by variable name: it may
@@ -395,7 +396,13 @@ function(_kb_read_manifest manifest folder)
   string(JSON has_libraries ERROR_VARIABLE no_libraries GET "${json}" libraries)
   if(NOT no_libraries)
     _kb_json_strings(libraries "${manifest}" json libraries ON)
-    _kb_check_members("${manifest}" libraries "${libraries}" "${KBENCH_KNOWN_LIBRARIES}")
+    foreach(library IN LISTS libraries)
+      if(NOT library IN_LIST KBENCH_KNOWN_LIBRARIES)
+        message(FATAL_ERROR "${manifest}: field 'libraries': unknown value '${library}' "
+          "(expected one of: ${KBENCH_KNOWN_LIBRARIES}, the libraries kbench finds itself; "
+          "link any other with kbench_add_kernel(... LINK_LIBRARIES <target or library>...))")
+      endif()
+    endforeach()
   endif()
   foreach(var name backends precisions extra_labels timeout has_full has_calibration libraries)
     set(${var} "${${var}}" PARENT_SCOPE)
@@ -425,6 +432,19 @@ function(_kb_results_dir out)
   set(${out} "${CMAKE_BINARY_DIR}/kbench-results" PARENT_SCOPE)
 endfunction()
 
+# The flags a kernel's sources get beyond the build type's, in `out`: -O3
+# when a single-config build has no build type, which would otherwise compile
+# them without optimisation and time that (kbench's own top-level build
+# defaults to Release instead; a consumer's build type is its own to choose).
+function(_kb_default_optimisation out)
+  set(flags "")
+  if(NOT CMAKE_CONFIGURATION_TYPES AND "${CMAKE_BUILD_TYPE}" STREQUAL ""
+      AND CMAKE_C_COMPILER_ID MATCHES "GNU|Clang" AND NOT " ${CMAKE_C_FLAGS}" MATCHES " -O")
+    set(flags -O3)
+  endif()
+  set(${out} "${flags}" PARENT_SCOPE)
+endfunction()
+
 # A C string literal holding `text` (a path may hold '"' or '\').
 function(_kb_c_string out text)
   string(REPLACE "\\" "\\\\" text "${text}")
@@ -446,6 +466,8 @@ function(kbench_add_build_info target name manifest)
   if(TARGET kbench::kernel_flags)
     get_target_property(kernel_flags kbench::kernel_flags INTERFACE_COMPILE_OPTIONS)
   endif()
+  _kb_default_optimisation(opt)
+  list(APPEND kernel_flags ${opt})
   list(JOIN kernel_flags " " kernel_flags)
   # A multi-config generator (Ninja Multi-Config, Visual Studio, Xcode)
   # builds every configuration from one configure: one file per
@@ -463,6 +485,7 @@ function(kbench_add_build_info target name manifest)
     set(configs ${CMAKE_CONFIGURATION_TYPES})
     set(suffix "-$<CONFIG>")
   endif()
+  get_property(docs_dir GLOBAL PROPERTY KBENCH_DOCS_DIR)
   foreach(config IN LISTS configs)
     if(config STREQUAL "(none)")
       set(config "")
@@ -473,7 +496,7 @@ function(kbench_add_build_info target name manifest)
     foreach(pair "kernel=${name}" "manifest=${manifest}" "source_dir=${PROJECT_SOURCE_DIR}"
         "results_dir=${results}" "baseline_dir=${KBENCH_BASELINE_DIR}" "profile=${KBENCH_PROFILE}"
         "compiler=${CMAKE_C_COMPILER_ID} ${CMAKE_C_COMPILER_VERSION}" "c_flags=${c_flags}"
-        "build_type=${config}")
+        "build_type=${config}" "docs_dir=${docs_dir}")
       string(FIND "${pair}" "=" eq)
       string(SUBSTRING "${pair}" 0 ${eq} field)
       math(EXPR eq "${eq} + 1")
@@ -558,16 +581,111 @@ function(_kb_check_timeout what value)
 endfunction()
 
 # kbench_add_kernel(NAME <name> DIRECTORY <dir> [BACKENDS <b>...]
-#                   [LABELS <label>...] [TIMEOUT <seconds>])
+#                   [LABELS <label>...] [TIMEOUT <seconds>]
+#                   [LINK_LIBRARIES <target or library>...])
 # Registers the kernel folder <dir> (kernel.json, its C sources, reference.c,
-# <name>.cu): the driver kbench-<name> (and kbench-<name>-<gpu backend>) and
-# the tests <name>.<backend>.<precision>. BACKENDS narrows the backends (those
-# of the manifest that are enabled: kbench's KBENCH_BACKENDS, or what the
-# installed package and this project's toolchains provide); LABELS adds
-# labels; TIMEOUT replaces the manifest's "timeout".
-function(kbench_add_kernel)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;DIRECTORY;TIMEOUT" "BACKENDS;LABELS")
-  set(usage "kbench_add_kernel(NAME <name> DIRECTORY <dir> [BACKENDS ...] [LABELS ...] [TIMEOUT s])")
+# <name>.cu): the object library kbench-<name>-host (the folder's C sources),
+# the driver kbench-<name> (and kbench-<name>-<gpu backend>) and the tests
+# <name>.<backend>.<precision>. BACKENDS narrows the backends (those of the
+# manifest that are enabled: kbench's KBENCH_BACKENDS, or what the installed
+# package and this project's toolchains provide); LABELS adds labels;
+# TIMEOUT replaces the manifest's "timeout"; LINK_LIBRARIES are linked to the
+# kernel's sources and every driver, as target_link_libraries takes them.
+# A macro: the first kernel that lists a GPU backend an installed package
+# left to be found (KBENCH_BACKENDS auto) enables that backend's language,
+# which CMake allows only at directory scope.
+macro(kbench_add_kernel)
+  _kb_lazy_backends_of(_kb_lazy_wanted ${ARGV})
+  foreach(_kb_lazy_backend IN LISTS _kb_lazy_wanted)
+    _kb_enable_lazy_backend(${_kb_lazy_backend})
+  endforeach()
+  _kb_add_kernel(${ARGV})
+endmacro()
+
+# The GPU backends still to be looked for (global property
+# KBENCH_LAZY_BACKENDS, set by kbenchConfig.cmake) that the kernel of these
+# kbench_add_kernel arguments lists and may use, in `out`. Anything malformed
+# gives none: _kb_add_kernel then says what is wrong.
+function(_kb_lazy_backends_of out)
+  set(${out} "" PARENT_SCOPE)
+  get_property(lazy GLOBAL PROPERTY KBENCH_LAZY_BACKENDS)
+  if(NOT lazy)
+    return()
+  endif()
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "NAME;DIRECTORY;TIMEOUT"
+    "BACKENDS;LABELS;LINK_LIBRARIES")
+  get_filename_component(dir "${arg_DIRECTORY}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(NOT arg_DIRECTORY OR NOT EXISTS "${dir}/kernel.json")
+    return()
+  endif()
+  file(READ "${dir}/kernel.json" json LIMIT 1048576)
+  string(JSON n ERROR_VARIABLE err LENGTH "${json}" backends)
+  if(err OR n EQUAL 0)
+    return()
+  endif()
+  set(wanted "")
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    string(JSON backend ERROR_VARIABLE err GET "${json}" backends ${i})
+    if(NOT err AND backend IN_LIST lazy AND (NOT arg_BACKENDS OR backend IN_LIST arg_BACKENDS))
+      list(APPEND wanted ${backend})
+    endif()
+  endforeach()
+  set(${out} "${wanted}" PARENT_SCOPE)
+endfunction()
+
+# Looks for GPU backend `backend`'s toolchain once; found, enables its
+# language (in the calling directory, which must be the top-level one unless
+# the project enabled it there itself: kbench's calibration driver is added
+# at the top level) and the backend. Not found, the backend's tests are
+# left out, said once.
+macro(_kb_enable_lazy_backend backend)
+  get_property(_kb_lazy GLOBAL PROPERTY KBENCH_LAZY_BACKENDS)
+  list(REMOVE_ITEM _kb_lazy ${backend})
+  set_property(GLOBAL PROPERTY KBENCH_LAZY_BACKENDS "${_kb_lazy}")
+  if("${backend}" STREQUAL "cuda")
+    set(_kb_lazy_language CUDA)
+    find_program(KBENCH_NVCC nvcc)
+    set(_kb_lazy_compiler "${KBENCH_NVCC}")
+  else()
+    set(_kb_lazy_language CXX)
+    find_program(KBENCH_HIPCC hipcc)
+    set(_kb_lazy_compiler "${KBENCH_HIPCC}")
+  endif()
+  if(_kb_lazy_compiler AND NOT CMAKE_CURRENT_SOURCE_DIR STREQUAL CMAKE_SOURCE_DIR
+      AND NOT CMAKE_${_kb_lazy_language}_COMPILER_LOADED)
+    message(FATAL_ERROR "kbench_add_kernel in ${CMAKE_CURRENT_SOURCE_DIR}: the kernel lists "
+      "backend '${backend}', whose language CMake must enable in the top-level CMakeLists.txt "
+      "(kbench's calibration driver is built there): add enable_language(${_kb_lazy_language}) "
+      "there, or configure with -DKBENCH_BACKENDS=\"cpu;${backend}\" (or cpu alone to leave "
+      "GPU tests out)")
+  endif()
+  set(_kb_lazy_found OFF)
+  if(_kb_lazy_compiler AND "${backend}" STREQUAL "cuda")
+    _kb_detect_cuda()
+    set(_kb_lazy_found ${KBENCH_HAVE_CUDA})
+  elseif(_kb_lazy_compiler)
+    _kb_detect_hip()
+    set(_kb_lazy_found ${KBENCH_HAVE_HIP})
+  endif()
+  if(NOT _kb_lazy_found)
+    message(STATUS "kbench: no ${backend} toolchain found: the ${backend} tests are left out "
+      "(KBENCH_BACKENDS auto)")
+  elseif("${backend}" STREQUAL "cuda")
+    enable_language(CUDA)
+    find_package(CUDAToolkit REQUIRED)
+    set_property(GLOBAL APPEND PROPERTY KBENCH_ENABLED_BACKENDS cuda)
+  else()
+    kbench_check_hip_architectures()
+    set_property(GLOBAL APPEND PROPERTY KBENCH_ENABLED_BACKENDS hip)
+  endif()
+endmacro()
+
+function(_kb_add_kernel)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;DIRECTORY;TIMEOUT"
+    "BACKENDS;LABELS;LINK_LIBRARIES")
+  string(CONCAT usage "kbench_add_kernel(NAME <name> DIRECTORY <dir> [BACKENDS ...] "
+    "[LABELS ...] [TIMEOUT s] [LINK_LIBRARIES ...])")
   if(arg_UNPARSED_ARGUMENTS)
     list(GET arg_UNPARSED_ARGUMENTS 0 bad)
     message(FATAL_ERROR "kbench_add_kernel: unknown argument '${bad}'; usage: ${usage}")
@@ -612,14 +730,24 @@ function(kbench_add_kernel)
   if(NOT DEFINED CACHE{KBENCH_PROFILE})
     kbench_declare_test_options()
   endif()
+  foreach(library IN LISTS arg_LINK_LIBRARIES)
+    # A namespaced name is a CMake target by convention: refused here, where
+    # the message can name it, rather than by the generator later.
+    if(library MATCHES "::" AND NOT TARGET "${library}")
+      message(FATAL_ERROR "kbench_add_kernel(NAME ${arg_NAME}): argument LINK_LIBRARIES: "
+        "'${library}' is not a target (find_package or pkg_check_modules(... IMPORTED_TARGET) "
+        "must come first)")
+    endif()
+  endforeach()
   _kb_add_kernel_folder("${dir}" "${arg_NAME}" "${arg_BACKENDS}" "${arg_LABELS}" "${arg_TIMEOUT}"
-    TESTS)
+    TESTS ${arg_LINK_LIBRARIES})
 endfunction()
 
 # The folder `dir` registered: `mode` TESTS for its tests (and its
 # calibration test if its manifest has one), CALIBRATION for the calibration
 # test only (the packaged calibration kernel, _kb_add_missing_calibrations).
-# Empty `only_backends`, `labels`, `timeout_override`: the manifest's.
+# Empty `only_backends`, `labels`, `timeout_override`: the manifest's. ARGN:
+# further libraries the kernel's sources and drivers link (LINK_LIBRARIES).
 function(_kb_add_kernel_folder dir expect_name only_backends labels timeout_override mode)
   set(manifest "${dir}/kernel.json")
   get_filename_component(folder "${dir}" NAME)
@@ -669,9 +797,16 @@ function(_kb_add_kernel_folder dir expect_name only_backends labels timeout_over
     kbench::warnings)
   add_executable(${exe})
   target_link_libraries(${exe} PRIVATE ${host})
+  # The report fixtures run kbench-report after the tests: built with any
+  # driver where kbench is built too (kbench's tree, or as a subproject).
+  if(TARGET kbench-report)
+    add_dependencies(${exe} kbench-report)
+  endif()
   set_target_properties(${exe} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
   _kb_backend_libraries(targets defines "${libraries}" cpu)
-  target_link_libraries(${host} PUBLIC ${targets})
+  target_link_libraries(${host} PUBLIC ${targets} ${ARGN})
+  _kb_default_optimisation(opt)
+  target_compile_options(${host} PRIVATE ${opt})
   target_compile_definitions(${host} PUBLIC ${defines})
 
   foreach(backend IN LISTS backends)
@@ -715,6 +850,7 @@ function(_kb_add_kernel_folder dir expect_name only_backends labels timeout_over
   endforeach()
   if(mode STREQUAL "TESTS")
     set_property(GLOBAL APPEND PROPERTY KBENCH_KERNELS ${name})
+    set_property(GLOBAL APPEND PROPERTY KBENCH_KERNEL_FOLDERS "${name}=${dir}")
     _kb_defer_calibrations()
   endif()
 endfunction()
@@ -725,12 +861,21 @@ endfunction()
 # calibration kernel kbench provides (global property KBENCH_CALIBRATION_KERNEL:
 # kernels/bandwidth in kbench's tree, share/kbench/calibration/bandwidth in an
 # installed package), built in the calling project as kbench-calibrate.
+# With them, the rest of what a project registering kernels gets once
+# (KbenchProject.cmake): the run report's fixtures and target, the kernel map
+# and kbench-ab in <build>/bin.
 function(_kb_defer_calibrations)
   get_property(deferred GLOBAL PROPERTY KBENCH_CALIBRATIONS_DEFERRED)
   if(NOT deferred)
     set_property(GLOBAL PROPERTY KBENCH_CALIBRATIONS_DEFERRED ON)
-    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _kb_add_missing_calibrations)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _kb_finish_project)
   endif()
+endfunction()
+
+function(_kb_finish_project)
+  _kb_add_missing_calibrations()
+  kbench_add_report_fixtures()
+  kbench_write_ab_tools()
 endfunction()
 
 function(_kb_add_missing_calibrations)

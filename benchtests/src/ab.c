@@ -143,9 +143,11 @@ static double median_of(const kb_samples *s) {
 
 /* Pair k's processes: with P a side, every (head, base) pairing once in
  * each run of P * P pairs, so that no pair of processes sets the median
- * alone. Its CPU and its order (the base first in every other pair: A B,
- * B A, ...) shift by one after each such run, so that no pairing always
- * runs on one CPU or in one order. */
+ * alone. Its CPU (for a case of t threads, the first of the t CPUs both
+ * sides run on: each side pins its process to the same window of the
+ * allowed list, kb_affinity_window) and its order (the base first in
+ * every other pair: A B, B A, ...) shift by one after each such run, so
+ * that no pairing always runs on one CPU or in one order. */
 static void plan_pair(int k, int processes, const kb_affinity *cpus, kb_ab_pair *pair) {
     const int p = processes, turn = k + k / (p * p);
     pair->head_proc = k % p;
@@ -224,15 +226,16 @@ static int measure_stage(kb_ab_setup *ab, const kb_run_settings *settings,
     const int max_pairs = g->ab_max_pairs < KB_AB_MAX_PAIRS ? g->ab_max_pairs : KB_AB_MAX_PAIRS;
     const int fewest = g->ab_min_pairs < AB_FEWEST_PAIRS ? g->ab_min_pairs : AB_FEWEST_PAIRS;
     const kb_sampling cfg = kb_ab_round_config(&settings->sampling, settings->cold_cache);
-    kb_affinity cpus;
-    kb_affinity_init(&cpus);
+    /* the CPUs of the start, not this thread's now: a first stage's rounds
+     * left it pinned */
+    const kb_affinity *cpus = kb_affinity_start();
     double ratios[KB_AB_MAX_PAIRS], head_ms[KB_AB_MAX_PAIRS], base_ms[KB_AB_MAX_PAIRS];
     int head_proc[KB_AB_MAX_PAIRS], base_proc[KB_AB_MAX_PAIRS];
     const int k0 = res->n_pairs;
     const double t0 = kb_now_s();
     for (int k = 0; k < max_pairs; ++k) {
         kb_ab_pair *pair = &res->pairs[k0 + k];
-        if (measure_pair(ab, head_round, head, &cfg, &cpus, k, pair, head_all, err) != 0) return -1;
+        if (measure_pair(ab, head_round, head, &cfg, cpus, k, pair, head_all, err) != 0) return -1;
         pair->stage = stage;
         ratios[k] = pair->ratio;
         head_ms[k] = pair->head_ms;

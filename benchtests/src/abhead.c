@@ -111,7 +111,7 @@ int kb_ab_start(kb_ab_setup *ab, const kb_options *opt, const char *manifest_pat
         return -1;
     ab->ref = opt->ab_ref ? opt->ab_ref : opt->ab_base;
     ab->processes = opt->gate.ab_processes;
-    snprintf(note, note_size, "A/B against %.300s (%.600s)%s%s", ab->ref, ab->exe,
+    snprintf(note, note_size, "A/B against %.300s, base driver %.600s%s%s", ab->ref, ab->exe,
              why ? ": every case new, " : "", why ? why : "");
     ab->why_new = why;
     if (why) return 0;

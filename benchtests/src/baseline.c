@@ -2,6 +2,7 @@
 #include "baseline.h"
 
 #include "atomicfile.h"
+#include "buildopt.h"
 #include "case.h"
 #include "jsonutil.h"
 #include "jsonw.h"
@@ -18,8 +19,11 @@
 #include <unistd.h>
 
 void kb_baseline_key(char *out, size_t size, const char *backend, const char *precision,
-                     const char *variant, const char *case_name) {
-    snprintf(out, size, "%s.%s.%s.%s", backend, precision, variant, case_name);
+                     const char *variant, const char *case_name, int threads) {
+    if (threads > 1)
+        snprintf(out, size, "%s.%s.%s+t%d.%s", backend, precision, variant, threads, case_name);
+    else
+        snprintf(out, size, "%s.%s.%s.%s", backend, precision, variant, case_name);
 }
 
 static int ends_with(const char *s, const char *suffix) {
@@ -100,6 +104,19 @@ static int check_model(const cJSON *entry, const char *path, const char *field, 
     return 0;
 }
 
+/* Cuts a "+t<threads>" qualifier off the end of a key's variant part:
+ * 0 when there is none, 1 when it was cut, -1 when it is not a thread
+ * count from 2 to KB_MAX_THREADS written as kb_baseline_key writes it. */
+static int cut_threads(char *variant) {
+    char *plus = strrchr(variant, '+');
+    if (!plus || plus[1] != 't' || !(plus[2] >= '0' && plus[2] <= '9')) return 0;
+    char *end;
+    const long t = strtol(plus + 2, &end, 10);
+    if (*end || plus[2] == '0' || t < 2 || t > KB_MAX_THREADS) return -1;
+    *plus = '\0';
+    return 1;
+}
+
 /* "<backend>.<precision>.<variant>.<case>": the parts the driver looks
  * entries up by. NULL when the key has that form, else what is wrong. */
 static const char *key_problem(const char *key) {
@@ -115,6 +132,8 @@ static const char *key_problem(const char *key) {
     if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "hip"))
         return "names an unknown backend (expected cpu, cuda or hip)";
     if (kb_prec_parse(prec) < 0) return "names an unknown precision";
+    if (cut_threads(variant) < 0)
+        return "names a thread count that is not a whole number from 2 to 1024 (+t<threads>)";
     if ((variant_dot = strchr(variant, '+')) != NULL && strcmp(variant_dot, "+cold") == 0)
         *variant_dot = '\0';
     if (kb_identifier_problem(variant, 64)) return "names a variant that is not an identifier";
@@ -157,7 +176,9 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     if (!cJSON_IsObject(env))
         return kb_fail(err, "%s: field '%s.environment': expected an object", path, field);
     char hw[512];
-    return kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err);
+    if (kb_json_string(env, "hardware_id", 1, hw, sizeof hw, path, env_field, err) != 0) return -1;
+    const char *flags = NULL;
+    return kb_json_text(env, "c_flags", 0, &flags, path, env_field, err);
 }
 
 /* "kernel" and "profile" name the file's place (<profile>/<kernel>.json);
@@ -269,6 +290,9 @@ int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e)
     const cJSON *env = cJSON_GetObjectItemCaseSensitive(entry, "environment");
     snprintf(e->hardware_id, sizeof e->hardware_id, "%s",
              cJSON_GetObjectItemCaseSensitive(env, "hardware_id")->valuestring);
+    const cJSON *flags = cJSON_GetObjectItemCaseSensitive(env, "c_flags");
+    e->build_opt[0] = '\0';
+    if (cJSON_IsString(flags)) kb_build_opt(flags->valuestring, e->build_opt, sizeof e->build_opt);
     const cJSON *at = cJSON_GetObjectItemCaseSensitive(entry, "recorded_at");
     snprintf(e->recorded_at, sizeof e->recorded_at, "%s",
              cJSON_IsString(at) ? at->valuestring : "");

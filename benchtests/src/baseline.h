@@ -1,6 +1,6 @@
 /* baselines/<profile>/<kernel>.json: one entry per backend x precision x
- * variant x case, keyed "<backend>.<precision>.<variant>.<case>". The format
- * is described in docs/baselines.md. */
+ * variant x case (x thread count), keyed "<backend>.<precision>.<variant>.<case>"
+ * (kb_baseline_key). The format is described in docs/baselines.md. */
 #ifndef KB_BASELINE_H
 #define KB_BASELINE_H
 
@@ -29,6 +29,8 @@ typedef struct kb_baseline_entry {
     kb_timing timing;       /* how the recorded rounds were timed (UNKNOWN in older baselines) */
     char hardware_id[512];
     char recorded_at[40];
+    /* kb_build_opt of the recording build's C flags ("" in older baselines) */
+    char build_opt[256];
 } kb_baseline_entry;
 
 typedef struct kb_baseline {
@@ -60,8 +62,13 @@ void kb_baseline_entry_free(kb_baseline_entry *e);
  * names in a baseline entry (the result JSON's rounds use the same names). */
 void kb_baseline_add_probe(cJSON *o, const kb_probe_reading *p);
 
+/* "<backend>.<precision>.<variant>.<case>" for a case run single-threaded;
+ * a case run with more threads (the manifest's "threads") has its count
+ * after the variant, "<backend>.<precision>.<variant>+t<threads>.<case>"
+ * (after "+cold" where the variant has it), so that a baseline recorded
+ * with one thread count is never compared with a run of another. */
 void kb_baseline_key(char *out, size_t size, const char *backend, const char *precision,
-                     const char *variant, const char *case_name);
+                     const char *variant, const char *case_name, int threads);
 
 /* Merges entries (an object of key -> entry, taken over and freed) into the
  * file at path under an exclusive lock of its directory: entries with other

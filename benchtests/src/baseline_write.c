@@ -50,7 +50,7 @@ int kb_baseline_record(const char *path, const kb_run_ctx *ctx, const char *prof
         if (!kb_case_passed(&res[i]) || res[i].skipped) continue;
         char key[512];
         kb_baseline_key(key, sizeof key, ctx->backend->name, kb_prec_name(ctx->prec),
-                        res[i].variant, res[i].c->name);
+                        res[i].variant, res[i].c->name, kb_case_threads(res[i].c));
         cJSON_AddItemToObject(entries, key, entry_of(&res[i], env, now));
         ++recorded;
     }

@@ -73,6 +73,10 @@ const char *kb_case_name(const kb_case *c) {
     return c->name;
 }
 
+int kb_case_threads(const kb_case *c) {
+    return c->threads > 1 ? c->threads : 1;
+}
+
 static void add_tensor(kb_tensor_spec *t, int *n, const char *name, size_t count, kb_dist dist,
                        double a, double b) {
     if (*n >= KB_MAX_TENSORS) {

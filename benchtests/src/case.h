@@ -19,9 +19,16 @@ typedef struct kb_case_miss {
     char dim[32];
 } kb_case_miss;
 
+/* The most thread counts one "threads" list may hold, and the largest
+ * count: one per CPU the harness can pin (affinity.h). */
+#define KB_MAX_THREAD_VALUES 8
+#define KB_MAX_THREADS       1024
+
 struct kb_case {
     char name[64];
-    int full; /* from the manifest's "full" set (opt-in, label full) */
+    int full;        /* from the manifest's "full" set (opt-in, label full) */
+    int threads;     /* the threads it runs with (kb_case_threads); 0 is 1 */
+    int threads_all; /* the manifest said "all": every CPU the process may use */
     int n_dims;
     char dim_names[KB_MAX_DIMS][32];
     int64_t dims[KB_MAX_DIMS];

@@ -2,15 +2,18 @@
 
 #include "stats.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 kb_gate_cfg kb_gate_defaults(void) {
     return (kb_gate_cfg){
         .latency_tol = 0.10,
         .accuracy_drift = 1e-3,
+        .accuracy_drift_rel = -1.0,
         .confirm_rounds = 3,
         .alpha = 0.001,
         .ab_min_pairs = 10,
@@ -263,6 +266,80 @@ static void append(char *why, size_t size, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* One limit of a drift: "<number>", "abs:<number>", "rel:<number>" or
+ * "<number>%", len characters at s. Sets *kind ('a' or 'r') and *v. */
+static int drift_limit(const char *s, size_t len, char *kind, double *v) {
+    char text[64], *end;
+    if (len == 0 || len >= sizeof text) return -1;
+    memcpy(text, s, len);
+    text[len] = '\0';
+    const char *num = text;
+    const int prefixed = strncmp(text, "abs:", 4) == 0 || strncmp(text, "rel:", 4) == 0;
+    *kind = prefixed ? text[0] : 'a';
+    if (prefixed) num += 4;
+    /* a decimal number: no sign, blank or word strtod would also take
+     * ("inf", "nan", hexadecimal) */
+    if (!((*num >= '0' && *num <= '9') || *num == '.') ||
+        strspn(num, "0123456789.eE+-%") != strlen(num))
+        return -1;
+    errno = 0;
+    double x = strtod(num, &end);
+    if (!prefixed && end != num && strcmp(end, "%") == 0) {
+        *kind = 'r';
+        x /= 100.0;
+        ++end;
+    }
+    if (errno || end == num || *end || !isfinite(x) || x < 0.0 || x > 1e30) return -1;
+    *v = x;
+    return 0;
+}
+
+int kb_gate_parse_drift(const char *s, double *abs, double *rel, const char *what, kb_err *err) {
+    double limit[2] = {-1.0, -1.0}; /* absolute, relative */
+    const char *p = s;
+    for (int n = 0;; ++n) {
+        const size_t len = strcspn(p, ",");
+        char kind;
+        double v;
+        if (n == 2 || drift_limit(p, len, &kind, &v) != 0)
+            return kb_fail(err,
+                           "%s: '%s' is not an accuracy drift: expected an absolute limit (1e-3 "
+                           "or abs:1e-3), a share of the baseline's RMSE (rel:0.5 or 50%%), or "
+                           "one of each separated by a comma (1e-20,rel:0.5); numbers from 0 "
+                           "to 1e30",
+                           what, s);
+        double *slot = &limit[kind == 'r'];
+        if (*slot >= 0.0)
+            return kb_fail(err, "%s: '%s' gives two %s limits; give at most one of each", what, s,
+                           kind == 'r' ? "relative" : "absolute");
+        *slot = v;
+        if (p[len] == '\0') break;
+        p += len + 1;
+    }
+    *abs = limit[0];
+    *rel = limit[1];
+    return 0;
+}
+
+double kb_gate_drift_allowed(const kb_gate_cfg *cfg, double base_rmse) {
+    const double by_rel =
+        cfg->accuracy_drift_rel >= 0.0 ? cfg->accuracy_drift_rel * base_rmse : -1.0;
+    return cfg->accuracy_drift > by_rel ? cfg->accuracy_drift : by_rel;
+}
+
+void kb_gate_drift_describe(const kb_gate_cfg *cfg, char *out, size_t size) {
+    const int a = cfg->accuracy_drift >= 0.0, r = cfg->accuracy_drift_rel >= 0.0;
+    char rel[64] = "";
+    if (r)
+        snprintf(rel, sizeof rel, "%g %% of the baseline's rmse", 100.0 * cfg->accuracy_drift_rel);
+    if (a && r)
+        snprintf(out, size, "%g or %s, whichever is larger", cfg->accuracy_drift, rel);
+    else if (a)
+        snprintf(out, size, "%g", cfg->accuracy_drift);
+    else
+        snprintf(out, size, "%s", rel);
+}
+
 int kb_gate_accuracy(const kb_gate_cfg *cfg, const kb_tolerance *tol, const kb_accuracy *acc,
                      const kb_baseline_entry *base, char *why, size_t size) {
     int fired = 0;
@@ -288,9 +365,16 @@ int kb_gate_accuracy(const kb_gate_cfg *cfg, const kb_tolerance *tol, const kb_a
                acc->max_abs, tol->max_abs, acc->worst, acc->worst_out, acc->worst_ref);
         ++fired;
     }
-    if (base && !(fabs(acc->rmse - base->rmse) <= cfg->accuracy_drift)) {
-        append(why, size, "rmse drifted from the baseline's %.3e by %.3e (allowed %.3e)\n",
-               base->rmse, fabs(acc->rmse - base->rmse), cfg->accuracy_drift);
+    const double allowed = base ? kb_gate_drift_allowed(cfg, base->rmse) : 0.0;
+    if (base && !(fabs(acc->rmse - base->rmse) <= allowed)) {
+        char rule[160] = "";
+        if (cfg->accuracy_drift_rel >= 0.0) {
+            rule[0] = ':';
+            rule[1] = ' ';
+            kb_gate_drift_describe(cfg, rule + 2, sizeof rule - 2);
+        }
+        append(why, size, "rmse drifted from the baseline's %.3e by %.3e (allowed %.3e%s)\n",
+               base->rmse, fabs(acc->rmse - base->rmse), allowed, rule);
         ++fired;
     }
     return fired;

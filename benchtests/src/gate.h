@@ -20,10 +20,13 @@
 #define KB_AB_MAX_PAIRS 64
 
 typedef struct kb_gate_cfg {
-    double latency_tol;    /* allowed median slowdown, fraction (KBENCH_LATENCY_TOLERANCE) */
-    double accuracy_drift; /* allowed |rmse - baseline rmse| (KBENCH_ACCURACY_DRIFT) */
-    int confirm_rounds;    /* re-measurements that must all confirm a slowdown */
-    double alpha;          /* significance level of the distribution test */
+    double latency_tol; /* allowed median slowdown, fraction (KBENCH_LATENCY_TOLERANCE) */
+    /* KBENCH_ACCURACY_DRIFT: the |rmse - baseline rmse| allowed, absolute
+     * and as a share of the baseline's rmse; < 0 where not given. A drift
+     * fails when it exceeds every limit given (kb_gate_drift_allowed). */
+    double accuracy_drift, accuracy_drift_rel;
+    int confirm_rounds; /* re-measurements that must all confirm a slowdown */
+    double alpha;       /* significance level of the distribution test */
     /* A/B mode (ab.h): pairs measured at least / at most, the wall time
      * after which no pair is added once the minimum is reached, and the
      * processes each side's rounds are spread over (workers.h). */
@@ -136,6 +139,23 @@ int kb_gate_ab_fewest_pairs(void);
  * processes a side or while one has not measured. */
 double kb_gate_ab_spread(const double *head_ms, const int *head_proc, const double *base_ms,
                          const int *base_proc, int n, int processes);
+
+/* Reads an accuracy drift (KBENCH_ACCURACY_DRIFT, --accuracy-drift):
+ * an absolute limit ("1e-3", "abs:1e-3"), a relative one ("rel:0.5" or
+ * "50%": that share of the baseline's RMSE), or one of each separated by a
+ * comma ("1e-20,rel:0.5"), each number finite and from 0 to 1e30. Sets
+ * *abs and *rel, -1 for the kind not given. 0, or -1 with a message naming
+ * `what` and the value. */
+int kb_gate_parse_drift(const char *s, double *abs, double *rel, const char *what, kb_err *err);
+
+/* The largest |rmse - base_rmse| the configured drift allows: the larger
+ * of the absolute limit and the relative one times base_rmse, of those
+ * given. */
+double kb_gate_drift_allowed(const kb_gate_cfg *cfg, double base_rmse);
+
+/* The configured drift in words, for messages: "0.001", "50 % of the
+ * baseline's rmse", or both ("... or ..., whichever is larger"). */
+void kb_gate_drift_describe(const kb_gate_cfg *cfg, char *out, size_t size);
 
 /* Checks the output against the manifest tolerance and the baseline RMSE
  * (base may be NULL). Returns the number of rules that fired and describes

@@ -3,6 +3,7 @@
  * backend in one precision, over all of the manifest's cases. */
 #define _GNU_SOURCE
 #include "abhead.h"
+#include "affinity.h"
 #include "atomicfile.h"
 #include "backend.h"
 #include "baseline.h"
@@ -48,6 +49,7 @@ typedef struct driver {
     char calibration_path[KB_PATH_MAX], result_path[KB_PATH_MAX];
     cJSON *env; /* the environment the run is measured in */
     kb_calibration cal;
+    kb_calibration_stamp stamp; /* calibration mode: what this run measures under */
     const kb_impl *impls[KB_MAX_IMPLS];
     int n_impls;
     kb_ab_setup ab;
@@ -109,6 +111,7 @@ static void list_cases(const driver *d, kb_prec prec) {
         printf("  %-24s", c->name);
         for (int j = 0; j < c->n_dims; ++j)
             printf(" %s=%lld", c->dim_names[j], (long long)c->dims[j]);
+        if (kb_case_threads(c) > 1) printf(" threads=%d", kb_case_threads(c));
         printf("  (%s: %.3g MB, %.3g MFLOP)\n", kb_prec_name(prec), bytes * 1e-6, flops * 1e-6);
     }
 }
@@ -253,6 +256,8 @@ static int begin_result(driver *d, kb_err *err) {
 
 static int setup(driver *d, int argc, char **argv, kb_err *err) {
     kb_build_use(&kb_build); /* the defaults below and the environment's record */
+    /* the CPUs the process may use ("threads": "all"), read before anything is pinned */
+    (void)kb_affinity_start();
     if (kb_options_parse(&d->opt, argc, argv, err) != 0) return -1;
     if (d->opt.help) return 0;
     d->ctx.kernel = kb_this_kernel();
@@ -356,11 +361,13 @@ static const char *baseline_note(const driver *d, const kb_case_result *res, int
     }
     for (int i = 0; i < n; ++i) {
         if (res[i].lat.verdict != KB_LAT_OTHER_TIMING) continue;
+        char doc[KB_PATH_MAX];
+        kb_doc_path(doc, sizeof doc, "baselines.md");
         snprintf(note, sizeof note,
                  "%s.%s timed %s against a baseline timed %s: a slowdown timed the slower way "
-                 "is not failed (docs/baselines.md)",
+                 "is not failed (%.300s)",
                  res[i].c->name, res[i].variant, kb_timing_name(res[i].timing),
-                 kb_timing_name(res[i].base.timing));
+                 kb_timing_name(res[i].base.timing), doc);
         return note;
     }
     return NULL;
@@ -436,7 +443,7 @@ static int skip(const char *why) {
 
 /* Calibration mode: the machine's roofs (roofs.h), measured after the
  * calibration cases passed, and the file with both. */
-static int calibrate(const driver *d, const kb_case_result *res, int n, kb_err *err) {
+static int calibrate(driver *d, const kb_case_result *res, int n, kb_err *err) {
     static kb_roofs roofs;
     char how[512];
     double cases = kb_calibration_cases_best(res, n, how, sizeof how);
@@ -444,7 +451,12 @@ static int calibrate(const driver *d, const kb_case_result *res, int n, kb_err *
     if (kb_roofs_measure(d->ctx.backend, cases, how, &roofs, err) != 0) return -1;
     printf("calibration: roofs measured in %.1f s\n", kb_now_s() - t0);
     kb_report_roofs(stdout, &roofs);
-    return kb_calibration_write(d->calibration_path, &d->ctx, d->profile, res, n, &roofs, err);
+    if (kb_calibration_write(d->calibration_path, &d->ctx, d->profile, res, n, &roofs, &d->stamp,
+                             err) != 0)
+        return -1;
+    /* the result records the calibration written, as a reused one is */
+    return kb_calibration_measured(&d->cal, d->calibration_path, d->ctx.backend->name,
+                                   d->hardware_id, err);
 }
 
 static int finish(driver *d, kb_case_result *res, int n, int skipped, kb_err *err) {
@@ -567,6 +579,53 @@ static int watch(driver *d, kb_err *err) {
     return kb_watchdog_start(d->opt.timeout_s, err);
 }
 
+/* Calibration mode: a calibration this machine measured in this boot, with
+ * this build of the driver, for the same cases, not long ago, is reused
+ * instead of measured again (docs/calibration.md). EXIT_PASS when reused,
+ * EXIT_ERROR on a bad setting, -1 to measure (d->stamp then says under
+ * what). */
+static int reuse_calibration(driver *d) {
+    kb_err err = {{0}};
+    kb_calibration_policy policy;
+    if (kb_calibration_policy_env(&policy, &err) != 0) return fail(d, err.msg);
+    const cJSON *bus = cJSON_GetObjectItemCaseSensitive(d->env, "pci_bus_id");
+    kb_calibration_stamp_init(&d->stamp, d->hardware_id,
+                              cJSON_IsString(bus) ? bus->valuestring : "", d->ctx.kernel_name,
+                              kb_prec_name(d->ctx.prec));
+    for (int i = 0; i < d->manifest.n_cases; ++i) {
+        const kb_case *c = &d->manifest.cases[i];
+        if (!selected(d, c)) continue;
+        for (int j = 0; j < d->n_impls; ++j) {
+            double flops, bytes;
+            char variant[96]; /* as run_one names it */
+            snprintf(variant, sizeof variant, "%s%s", d->impls[j]->variant,
+                     d->opt.cold_cache ? "+cold" : "");
+            if (kb_manifest_counts(&d->manifest, c, d->ctx.prec, d->impls[j]->variant, &flops,
+                                   &bytes, &err) != 0)
+                return fail(d, err.msg);
+            kb_calibration_stamp_case(&d->stamp, c->name, variant, bytes);
+        }
+    }
+    if (!kb_calibration_reusable(&d->cal, d->calibration_path, d->ctx.backend->name, &d->stamp,
+                                 &policy, (double)time(NULL))) {
+        printf("calibration: measuring (%s)\n", d->cal.why_measured);
+        return -1;
+    }
+    char age[32];
+    kb_calibration_age_text(d->cal.age_s, age, sizeof age);
+    printf("calibration reused: measured %s ago on this machine since its last boot, by this "
+           "build, for the same cases (%s); KBENCH_RECALIBRATE=1 re-measures\n",
+           age, d->cal.file);
+    kb_report_roofs(stdout, &d->cal.roofs);
+    kb_report rep = {d->test_name, &d->ctx, d->profile, d->baseline_path, NULL, &d->cal, NULL, 0};
+    cJSON *env = d->env;
+    d->env = NULL;
+    if (write_result(d, &rep, "passed", env, &err) != 0) return error_exit(err.msg);
+    printf("%s: passed (calibration reused: %.2f GB/s peak, measured at %s)\n", d->test_name,
+           d->cal.peak_gbps, d->cal.measured_at);
+    return EXIT_PASS;
+}
+
 static int run(driver *d, const char *argv0) {
     kb_err err = {{0}};
     if (resolve_names(d, &err) != 0 || watch(d, &err) != 0 || open_references(d, argv0, &err) != 0)
@@ -575,7 +634,8 @@ static int run(driver *d, const char *argv0) {
     d->ctx.hardware_id = d->hardware_id;
     static kb_case_result res[KB_MAX_CASES * KB_MAX_IMPLS];
     int n = 0;
-    int rc = run_all(d, res, &n, &err) != 0 ? fail(d, err.msg) : -1;
+    int rc = d->opt.calibrate ? reuse_calibration(d) : -1; /* -1: run the cases */
+    if (rc < 0) rc = run_all(d, res, &n, &err) != 0 ? fail(d, err.msg) : -1;
     kb_ref_cache_clear(&d->refs); /* every case done: not held through the calibration */
     /* Every case declined: the test skips with the first reason. */
     int skipped = count_skipped(res, n);
@@ -598,10 +658,14 @@ static int run(driver *d, const char *argv0) {
  * set up; 1 when the backend cannot run here (`why` says why); -1 with a
  * message. */
 static int set_up_backend(driver *d, char *why, size_t size, kb_err *err) {
-    if (needs_resource_spec())
-        return kb_fail(err, "this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
-                            "each needs a GPU of its own: run ctest with --resource-spec-file "
-                            "(docs/resource-spec.md)");
+    if (needs_resource_spec()) {
+        char doc[KB_PATH_MAX];
+        kb_doc_path(doc, sizeof doc, "resource-spec.md");
+        return kb_fail(err,
+                       "this build runs GPU tests side by side (KBENCH_GPU_PARALLEL=ON), so "
+                       "each needs a GPU of its own: run ctest with --resource-spec-file (%s)",
+                       doc);
+    }
     if (d->ctx.backend->available(why, size) != 0) return 1;
     if (d->opt.profiled_by && d->ctx.backend->profiled) d->ctx.backend->profiled();
     return 0;

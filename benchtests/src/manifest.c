@@ -1,5 +1,6 @@
 #include "manifest.h"
 
+#include "affinity.h"
 #include "expr.h"
 #include "jsonutil.h"
 
@@ -7,16 +8,17 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The largest FLOP count of one call: finite, and exact as an int64. */
 #define MAX_FLOPS 9.2e18
 
 static const char *const known_backends[] = {"cpu", "cuda", "hip", NULL};
 static const char *const known_libraries[] = {"openblas", "onednn", "cublas", "cudnn", NULL};
-static const char *const root_keys[] = {"name",      "description", "backends", "precisions",
-                                        "tolerance", "flops",       "bytes",    "cases",
-                                        "sweep",     "full",        "variants", "libraries",
-                                        "labels",    "calibration", "timeout",  NULL};
+static const char *const root_keys[] = {
+    "name",    "description",     "backends", "precisions", "tolerance", "flops",  "bytes",
+    "cases",   "sweep",           "full",     "variants",   "libraries", "labels", "calibration",
+    "timeout", "transcendentals", "threads",  NULL};
 
 /* ---- arrays of names ----------------------------------------------------- */
 
@@ -151,6 +153,79 @@ static int load_tolerance(kb_manifest *m, const cJSON *root, kb_err *err) {
     return 0;
 }
 
+/* ---- threads ------------------------------------------------------------- */
+
+/* What a thread count may be, for messages. */
+#define THREADS_EXPECTED "a whole number from 1 to 1024, or \"all\": every CPU the process may use"
+
+/* One value of "threads" at `field`: a count or "all" (KB_THREADS_ALL). */
+static int thread_value(const kb_manifest *m, const cJSON *v, const char *field, int *out,
+                        kb_err *err) {
+    if (cJSON_IsString(v) && strcmp(v->valuestring, "all") == 0) {
+        *out = KB_THREADS_ALL;
+        return 0;
+    }
+    if (cJSON_IsString(v))
+        return kb_fail(err, "%s: field '%s': \"%.60s\" is not a thread count (expected %s)",
+                       m->path, field, v->valuestring, THREADS_EXPECTED);
+    const double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!(d >= 1.0 && d <= KB_MAX_THREADS && d == floor(d))) {
+        if (cJSON_IsNumber(v))
+            return kb_fail(err, "%s: field '%s': %.17g is not a thread count (expected %s)",
+                           m->path, field, d, THREADS_EXPECTED);
+        return kb_fail(err, "%s: field '%s': expected a thread count (%s)", m->path, field,
+                       THREADS_EXPECTED);
+    }
+    *out = (int)d;
+    return 0;
+}
+
+/* obj["threads"] into *spec, which stays as it is when obj has none: one
+ * value, or a list of up to KB_MAX_THREAD_VALUES values, none twice.
+ * `field` is obj's path ("" for the root, "cases[2]" for a case). */
+static int load_threads(const kb_manifest *m, const cJSON *obj, const char *field,
+                        kb_threads_spec *spec, kb_err *err) {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "threads");
+    if (!v) return 0;
+    char at[96];
+    snprintf(at, sizeof at, "%s%sthreads", field, *field ? "." : "");
+    kb_threads_spec s = {0};
+    if (!cJSON_IsArray(v)) {
+        s.n = 1;
+        if (thread_value(m, v, at, &s.value[0], err) != 0) return -1;
+        *spec = s;
+        return 0;
+    }
+    if (cJSON_GetArraySize(v) == 0)
+        return kb_fail(err, "%s: field '%s': an empty list (give one or more thread counts)",
+                       m->path, at);
+    if (cJSON_GetArraySize(v) > KB_MAX_THREAD_VALUES)
+        return kb_fail(err, "%s: field '%s': %d thread counts, more than %d", m->path, at,
+                       cJSON_GetArraySize(v), KB_MAX_THREAD_VALUES);
+    for (const cJSON *it = v->child; it; it = it->next, ++s.n) {
+        char elem[112];
+        snprintf(elem, sizeof elem, "%s[%d]", at, s.n);
+        if (thread_value(m, it, elem, &s.value[s.n], err) != 0) return -1;
+        for (int j = 0; j < s.n; ++j)
+            if (s.value[j] == s.value[s.n]) {
+                char what[16] = "\"all\"";
+                if (s.value[j] != KB_THREADS_ALL) snprintf(what, sizeof what, "%d", s.value[j]);
+                return kb_fail(err, "%s: field '%s': %s is listed twice (also as '%s[%d]')",
+                               m->path, elem, what, at, j);
+            }
+    }
+    *spec = s;
+    return 0;
+}
+
+/* The count "all" stands for: the CPUs the process was allowed when it
+ * started, or, where the platform cannot tell, the CPUs online. */
+static int all_cpus(void) {
+    const int n = kb_affinity_start()->n;
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : online > 0 && online <= KB_MAX_THREADS ? (int)online : 1;
+}
+
 /* ---- cases --------------------------------------------------------------- */
 
 static int add_dim(kb_manifest *m, kb_case *c, const char *name, const cJSON *v, const char *field,
@@ -193,8 +268,39 @@ static kb_case *new_case(kb_manifest *m, int full, const char *field, kb_err *er
     return c;
 }
 
+/* The case just added (the last one), once per thread count of spec:
+ * under its own name when there is one count, else as <name>_t<count>
+ * (<name>_tall for "all"), so that the name says which it runs. */
+static int expand_threads(kb_manifest *m, const kb_threads_spec *spec, const char *field,
+                          kb_err *err) {
+    const kb_case base = m->cases[m->n_cases - 1];
+    const int n = spec->n > 0 ? spec->n : 1;
+    for (int i = 0; i < n; ++i) {
+        kb_case *c = i == 0 ? &m->cases[m->n_cases - 1] : new_case(m, base.full, field, err);
+        if (!c) return -1;
+        *c = base;
+        const int v = spec->n > 0 ? spec->value[i] : 1;
+        c->threads_all = v == KB_THREADS_ALL;
+        c->threads = c->threads_all ? all_cpus() : v;
+        if (n == 1) continue;
+        char suffix[16];
+        if (c->threads_all)
+            snprintf(suffix, sizeof suffix, "_tall");
+        else
+            snprintf(suffix, sizeof suffix, "_t%d", v);
+        const size_t len = strlen(base.name);
+        if (len + strlen(suffix) >= sizeof c->name)
+            return kb_fail(err,
+                           "%s: field '%s': case '%s' with its thread count ('%s') makes a name "
+                           "longer than %zu characters",
+                           m->path, field, base.name, suffix, sizeof c->name - 1);
+        memcpy(c->name + len, suffix, strlen(suffix) + 1);
+    }
+    return 0;
+}
+
 static int load_case(kb_manifest *m, const cJSON *it, const char *field, int full, kb_err *err) {
-    static const char *const keys[] = {"name", "dims", NULL};
+    static const char *const keys[] = {"name", "dims", "threads", NULL};
     if (!cJSON_IsObject(it))
         return kb_fail(err, "%s: field '%s': expected an object with 'name' and 'dims'", m->path,
                        field);
@@ -214,7 +320,12 @@ static int load_case(kb_manifest *m, const cJSON *it, const char *field, int ful
     for (const cJSON *d = dims->child; d; d = d->next)
         if (add_dim(m, c, d->string, d, dims_field, err) != 0)
             return kb_fail(err, "%s (case '%s')", err ? err->msg : "", c->name);
-    return check_elements(m, c, dims_field, err);
+    /* the case's own "threads" replaces the kernel's */
+    kb_threads_spec threads = m->threads;
+    if (check_elements(m, c, dims_field, err) != 0 ||
+        load_threads(m, it, field, &threads, err) != 0)
+        return -1;
+    return expand_threads(m, &threads, field, err);
 }
 
 /* prefix: "" for the default set, "full." for the full one. */
@@ -247,7 +358,8 @@ static int sweep_case(kb_manifest *m, const cJSON *const *axes, const int *idx, 
             return kb_fail(err, "%s: field '%s': sweep case name longer than %zu characters",
                            m->path, at, sizeof c->name - 1);
     }
-    return check_elements(m, c, field, err);
+    if (check_elements(m, c, field, err) != 0) return -1;
+    return expand_threads(m, &m->threads, field, err);
 }
 
 /* "sweep": {"batch": [16, 32], "seq": [256]} -> the cartesian product. */
@@ -305,11 +417,39 @@ static int load_cases(kb_manifest *m, const cJSON *root, kb_err *err) {
     return load_case_set(m, full, "full.", 1, err);
 }
 
+/* ---- transcendentals ----------------------------------------------------- */
+
+/* obj["transcendentals"] into t; absent leaves t->count empty. `field` is
+ * obj's path: "" for the root, "variants.<v>" for a variant. */
+static int load_transcendentals(const kb_manifest *m, const cJSON *obj, const char *field,
+                                kb_transcendentals *t, kb_err *err) {
+    static const char *const keys[] = {"count", "flops_each", NULL};
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, "transcendentals");
+    if (!it) return 0;
+    char at[128];
+    snprintf(at, sizeof at, "%s%stranscendentals", field, *field ? "." : "");
+    if (!cJSON_IsObject(it))
+        return kb_fail(err, "%s: field '%s': expected an object with 'count' and 'flops_each'",
+                       m->path, at);
+    if (kb_json_known_keys(it, keys, m->path, at, err) != 0 ||
+        kb_json_string(it, "count", 1, t->count, sizeof t->count, m->path, at, err) != 0 ||
+        kb_json_number(it, "flops_each", 1, &t->flops_each, m->path, at, err) != 0)
+        return -1;
+    if (!*t->count)
+        return kb_fail(err, "%s: field '%s.count': empty (an expression such as \"rows*cols\")",
+                       m->path, at);
+    if (t->flops_each < 0.0)
+        return kb_fail(err, "%s: field '%s.flops_each': %g is negative (the flops one call takes)",
+                       m->path, at, t->flops_each);
+    return 0;
+}
+
 /* ---- variants ------------------------------------------------------------ */
 
 /* "variants": {"fused": {"bytes": "...", "flops": "...", "compare_to": "unfused"}} */
 static int load_variant(kb_manifest *m, const cJSON *it, kb_err *err) {
-    static const char *const keys[] = {"flops", "bytes", "compare_to", NULL};
+    static const char *const keys[] = {"flops", "bytes", "compare_to", "transcendentals", NULL};
+    static const char *const strings[] = {"flops", "bytes", "compare_to", NULL};
     char field[96];
     snprintf(field, sizeof field, "variants.%.60s", it->string);
     if (m->n_variants == KB_MAX_IMPLS)
@@ -324,14 +464,15 @@ static int load_variant(kb_manifest *m, const cJSON *it, kb_err *err) {
         kb_json_string(it, "flops", 0, v->flops, sizeof v->flops, m->path, field, err) != 0 ||
         kb_json_string(it, "bytes", 0, v->bytes, sizeof v->bytes, m->path, field, err) != 0 ||
         kb_json_string(it, "compare_to", 0, v->compare_to, sizeof v->compare_to, m->path, field,
-                       err) != 0)
+                       err) != 0 ||
+        load_transcendentals(m, it, field, &v->transc, err) != 0)
         return -1;
-    /* "" means "the kernel's" inside the struct: a given field must say more */
-    for (int k = 0; keys[k]; ++k) {
-        const cJSON *given = cJSON_GetObjectItemCaseSensitive(it, keys[k]);
+    /* "" means "the kernel's" inside the struct: a given string must say more */
+    for (int k = 0; strings[k]; ++k) {
+        const cJSON *given = cJSON_GetObjectItemCaseSensitive(it, strings[k]);
         if (given && !*given->valuestring)
             return kb_fail(err, "%s: field '%s.%s': empty (leave the field out instead)", m->path,
-                           field, keys[k]);
+                           field, strings[k]);
     }
     return 0;
 }
@@ -407,12 +548,13 @@ static int load_root(kb_manifest *m, const cJSON *root, kb_err *err) {
     if (kb_json_string(root, "description", 0, m->description, sizeof m->description, m->path, "",
                        err) != 0 ||
         kb_json_string(root, "flops", 1, m->flops, sizeof m->flops, m->path, "", err) != 0 ||
-        kb_json_string(root, "bytes", 1, m->bytes, sizeof m->bytes, m->path, "", err) != 0)
+        kb_json_string(root, "bytes", 1, m->bytes, sizeof m->bytes, m->path, "", err) != 0 ||
+        load_transcendentals(m, root, "", &m->transc, err) != 0)
         return -1;
     if (load_backends(m, root, err) != 0 || load_precisions(m, root, err) != 0 ||
         load_tolerance(m, root, err) != 0 || load_build_fields(m, root, err) != 0 ||
-        load_variants(m, root, err) != 0 || load_cases(m, root, err) != 0 ||
-        load_calibration(m, root, err) != 0)
+        load_variants(m, root, err) != 0 || load_threads(m, root, "", &m->threads, err) != 0 ||
+        load_cases(m, root, err) != 0 || load_calibration(m, root, err) != 0)
         return -1;
     return check_cases(m, err);
 }
@@ -482,11 +624,12 @@ static int eval_count(const kb_manifest *m, const kb_case *c, kb_prec prec, cons
                    positive ? "above" : "of at least", max);
 }
 
-int kb_manifest_counts(const kb_manifest *m, const kb_case *c, kb_prec prec, const char *variant,
-                       double *flops, double *bytes, kb_err *err) {
+int kb_manifest_case_counts(const kb_manifest *m, const kb_case *c, kb_prec prec,
+                            const char *variant, kb_counts *out, kb_err *err) {
     const kb_variant_spec *v = kb_manifest_variant(m, variant);
-    char flops_field[96] = "flops", bytes_field[96] = "bytes";
+    char flops_field[96] = "flops", bytes_field[96] = "bytes", tr_field[96] = "transcendentals";
     const char *f = m->flops, *b = m->bytes;
+    const kb_transcendentals *tr = &m->transc;
     if (v && *v->flops) {
         f = v->flops;
         snprintf(flops_field, sizeof flops_field, "variants.%s.flops", v->name);
@@ -495,9 +638,38 @@ int kb_manifest_counts(const kb_manifest *m, const kb_case *c, kb_prec prec, con
         b = v->bytes;
         snprintf(bytes_field, sizeof bytes_field, "variants.%s.bytes", v->name);
     }
-    return eval_count(m, c, prec, f, flops_field, 0, MAX_FLOPS, flops, err) ||
-                   eval_count(m, c, prec, b, bytes_field, 1, (double)KB_CASE_MAX_ELEMENTS, bytes,
-                              err)
-               ? -1
-               : 0;
+    if (v && *v->transc.count) {
+        tr = &v->transc;
+        snprintf(tr_field, sizeof tr_field, "variants.%s.transcendentals", v->name);
+    }
+    memset(out, 0, sizeof *out);
+    if (eval_count(m, c, prec, f, flops_field, 0, MAX_FLOPS, &out->flops_arith, err) != 0 ||
+        eval_count(m, c, prec, b, bytes_field, 1, (double)KB_CASE_MAX_ELEMENTS, &out->bytes, err) !=
+            0)
+        return -1;
+    out->flops = out->flops_arith;
+    if (!*tr->count) return 0;
+    char count_field[112];
+    snprintf(count_field, sizeof count_field, "%s.count", tr_field);
+    if (eval_count(m, c, prec, tr->count, count_field, 0, MAX_FLOPS, &out->transcendentals, err) !=
+        0)
+        return -1;
+    out->has_transcendentals = 1;
+    out->flops_each = tr->flops_each;
+    out->flops = out->flops_arith + out->transcendentals * tr->flops_each;
+    if (out->flops <= MAX_FLOPS) return 0;
+    return kb_fail(err,
+                   "%s: field '%s' for case '%s' (%s): %g flops + %g calls x %g flops each is "
+                   "%g; expected at most %g",
+                   m->path, tr_field, c->name, kb_prec_name(prec), out->flops_arith,
+                   out->transcendentals, tr->flops_each, out->flops, MAX_FLOPS);
+}
+
+int kb_manifest_counts(const kb_manifest *m, const kb_case *c, kb_prec prec, const char *variant,
+                       double *flops, double *bytes, kb_err *err) {
+    kb_counts k;
+    if (kb_manifest_case_counts(m, c, prec, variant, &k, err) != 0) return -1;
+    *flops = k.flops;
+    *bytes = k.bytes;
+    return 0;
 }

@@ -15,14 +15,32 @@ typedef struct kb_tolerance {
     double max_abs; /* -1: not given, not checked; a given bound is >= 0 */
 } kb_tolerance;
 
+/* "transcendentals": {"count": expression, "flops_each": number}: the
+ * elementary-function calls (exp, erf, ...) of a case, each counted at the
+ * flops its evaluation takes rather than as one (docs/adding-a-kernel.md). */
+typedef struct kb_transcendentals {
+    char count[256]; /* "" = not stated */
+    double flops_each;
+} kb_transcendentals;
+
 /* What the manifest says about one variant: its own traffic and work when
  * they differ from the kernel's, and the variant it is compared with. */
 typedef struct kb_variant_spec {
     char name[64];
-    char flops[256];     /* "" = the kernel's */
-    char bytes[256];     /* "" = the kernel's */
-    char compare_to[64]; /* "" = none */
+    char flops[256];           /* "" = the kernel's */
+    char bytes[256];           /* "" = the kernel's */
+    kb_transcendentals transc; /* count "" = the kernel's */
+    char compare_to[64];       /* "" = none */
 } kb_variant_spec;
+
+/* "threads": the thread counts every case runs with, each a count or
+ * "all" (KB_THREADS_ALL); a case is measured once per count
+ * (docs/adding-a-kernel.md). A case's own "threads" replaces it. */
+#define KB_THREADS_ALL 0
+typedef struct kb_threads_spec {
+    int n;                           /* values; 0: not given (one value: 1) */
+    int value[KB_MAX_THREAD_VALUES]; /* a count from 1 to KB_MAX_THREADS, or KB_THREADS_ALL */
+} kb_threads_spec;
 
 typedef struct kb_manifest {
     char path[KB_PATH_MAX];
@@ -34,6 +52,8 @@ typedef struct kb_manifest {
     kb_tolerance tol[KB_PREC_COUNT];
     char flops[256];
     char bytes[256];
+    kb_transcendentals transc;
+    kb_threads_spec threads; /* the top-level "threads" */
     int n_variants;
     kb_variant_spec variants[KB_MAX_IMPLS];
     int n_cases; /* the default set first, then the "full" set */
@@ -55,10 +75,25 @@ const kb_case *kb_manifest_find_case(const kb_manifest *m, const char *name);
 /* The manifest's entry for a variant, or NULL when it has none. */
 const kb_variant_spec *kb_manifest_variant(const kb_manifest *m, const char *variant);
 
-/* FLOPs and bytes of a case in a precision for a variant (NULL: the
- * kernel's expressions), from the manifest's expressions: bytes in
- * (0, 2^53], flops in [0, 9.2e18], or an error naming the field, the case
- * and the precision. */
+/* The work and traffic of one case. `flops` is what every figure uses
+ * (GFLOP/s, intensity, the roofline, the bound that picks the gate's
+ * probe): the "flops" expression plus the transcendentals at their cost. */
+typedef struct kb_counts {
+    double flops;            /* flops_arith + transcendentals x flops_each */
+    double flops_arith;      /* the "flops" expression */
+    int has_transcendentals; /* the manifest states "transcendentals" */
+    double transcendentals;  /* their count; 0 when not stated */
+    double flops_each;       /* the flops each counts for; 0 when not stated */
+    double bytes;
+} kb_counts;
+
+/* The counts of a case in a precision for a variant (NULL: the kernel's
+ * expressions): bytes in (0, 2^53], each flop count in [0, 9.2e18], or an
+ * error naming the field, the case and the precision. */
+int kb_manifest_case_counts(const kb_manifest *m, const kb_case *c, kb_prec prec,
+                            const char *variant, kb_counts *out, kb_err *err);
+
+/* The same, for callers that need only the totals. */
 int kb_manifest_counts(const kb_manifest *m, const kb_case *c, kb_prec prec, const char *variant,
                        double *flops, double *bytes, kb_err *err);
 

@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include "buildinfo.h"
+#include "calibration.h"
 #include "pathname.h"
 #include "workers.h"
 
@@ -119,8 +120,11 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --confirm-rounds N     re-measurements confirming a slowdown (default 3)\n"
             "      --latency-tolerance F  env KBENCH_LATENCY_TOLERANCE (default 0.10; 1 or more\n"
             "                             is taken with a warning: latency all but unchecked)\n"
-            "      --accuracy-drift F     env KBENCH_ACCURACY_DRIFT (default 1e-3; 1 or more\n"
-            "                             is taken with a warning)\n"
+            "      --accuracy-drift D     env KBENCH_ACCURACY_DRIFT: the |rmse - baseline rmse|\n"
+            "                             allowed: absolute (default 1e-3; 1 or more is taken\n"
+            "                             with a warning), a share of the baseline's rmse\n"
+            "                             (rel:0.5 or 50%%), or one of each (1e-20,rel:0.5:\n"
+            "                             a drift fails only beyond both)\n"
             "      --baseline FILE        compare with this baseline file\n"
             "      --baseline-dir DIR     env KBENCH_BASELINE_DIR (configured: %s)\n"
             "      --profile SLUG         env KBENCH_PROFILE (configured: %s)\n"
@@ -132,7 +136,10 @@ void kb_options_usage(FILE *f, const char *prog) {
             "      --test-name NAME       name used in reports (default kernel.backend.prec)\n"
             "      --manifest FILE        the kernel's kernel.json\n"
             "      --print-profile        print the detected profile and hardware id, exit\n"
-            "      --calibrate            measure the manifest's calibration cases (no gate)\n"
+            "      --calibrate            measure the manifest's calibration cases (no gate),\n"
+            "                             or reuse the last calibration while it is fresh\n"
+            "                             (env KBENCH_CALIBRATION_MAX_AGE, seconds, default\n"
+            "                             %g; KBENCH_RECALIBRATE=1 measures anyway)\n"
             "                             and write the backend's attainable bandwidth\n"
             "      --calibration FILE     the calibration file read for %% of peak bandwidth\n"
             "                             (default <results dir>/calibration/<backend>.json)\n"
@@ -168,7 +175,8 @@ void kb_options_usage(FILE *f, const char *prog) {
             "  -h, --help                 this text\n\n"
             "Exit status: 0 passed, 1 a check failed, 2 bad input or error, 77 skipped.\n",
             prog, kb_build_current()->baseline_dir, kb_build_current()->profile,
-            kb_build_current()->results_dir, kb_gate_ab_fewest_pairs(), KB_AB_MAX_PAIRS);
+            kb_build_current()->results_dir, KB_CALIBRATION_MAX_AGE_S, kb_gate_ab_fewest_pairs(),
+            KB_AB_MAX_PAIRS);
 }
 
 static int parse_double(const char *s, double lo, double hi, double *out, const char *what,
@@ -257,7 +265,8 @@ static int read_env(kb_options *o, kb_err *err) {
         parse_double(v, 0.0, 10.0, &o->gate.latency_tol, "KBENCH_LATENCY_TOLERANCE", err) != 0)
         return -1;
     if ((v = env("KBENCH_ACCURACY_DRIFT")) &&
-        parse_double(v, 0.0, 1e30, &o->gate.accuracy_drift, "KBENCH_ACCURACY_DRIFT", err) != 0)
+        kb_gate_parse_drift(v, &o->gate.accuracy_drift, &o->gate.accuracy_drift_rel,
+                            "KBENCH_ACCURACY_DRIFT", err) != 0)
         return -1;
     if ((v = env("KBENCH_SEED")) && parse_seed(v, &o->seed, "KBENCH_SEED", err) != 0) return -1;
     if ((v = env("KBENCH_AB_REF"))) o->ab_ref = v;
@@ -332,7 +341,8 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case OPT_LAT_TOL:
         return parse_double(arg, 0.0, 10.0, &o->gate.latency_tol, "--latency-tolerance", err);
     case OPT_ACC_DRIFT:
-        return parse_double(arg, 0.0, 1e30, &o->gate.accuracy_drift, "--accuracy-drift", err);
+        return kb_gate_parse_drift(arg, &o->gate.accuracy_drift, &o->gate.accuracy_drift_rel,
+                                   "--accuracy-drift", err);
     case OPT_BASELINE: return set_path(&o->baseline_file, arg, "--baseline", err);
     case OPT_BASELINE_DIR: return set_path(&o->baseline_dir, arg, "--baseline-dir", err);
     case OPT_PROFILE: return set_name(&o->profile, arg, "--profile", err);

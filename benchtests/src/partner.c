@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "partner.h"
 
+#include "buildinfo.h"
 #include "timer.h"
 #include "watchdog.h"
 
@@ -379,11 +380,13 @@ static int no_greeting(kb_partner *p, kb_err *err) {
     char how[64], partial[320];
     partial_line(p, partial, sizeof partial);
     describe_exit(p, how, sizeof how);
+    char doc[KB_PATH_MAX];
+    kb_doc_path(doc, sizeof doc, "ab.md");
     return kb_fail(err,
                    "base driver %s does not speak the A/B partner protocol: it ended without a "
                    "greeting (%s%s; its own output is above), as a build older than A/B mode "
-                   "does, or one that failed to start; rebuild the base (docs/ab.md)",
-                   p->exe, how, partial);
+                   "does, or one that failed to start; rebuild the base (%s)",
+                   p->exe, how, partial, doc);
 }
 
 int kb_partner_greet(kb_partner *p, kb_err *err) {
@@ -400,11 +403,12 @@ int kb_partner_greet(kb_partner *p, kb_err *err) {
         declined = 1;
         rc = kb_fail(err, "base driver %s cannot serve this test: %.600s", p->exe, rest_of(line));
     } else if (len < 0 || sscanf(line, "kbench-partner %d %127s", &version, kernel) != 2) {
+        char doc[KB_PATH_MAX];
+        kb_doc_path(doc, sizeof doc, "ab.md");
         rc = kb_fail(err,
                      "base driver %s does not speak the A/B partner protocol: it greeted with "
-                     "'%.200s', not 'kbench-partner <version> <kernel>'; rebuild the base "
-                     "(docs/ab.md)",
-                     p->exe, len < 0 ? "(a line too long or holding a NUL byte)" : line);
+                     "'%.200s', not 'kbench-partner <version> <kernel>'; rebuild the base (%s)",
+                     p->exe, len < 0 ? "(a line too long or holding a NUL byte)" : line, doc);
     } else if (version != KB_PARTNER_VERSION) {
         rc = kb_fail(err,
                      "base driver %s speaks A/B partner protocol version %d, this driver "

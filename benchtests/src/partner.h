@@ -104,9 +104,10 @@ int kb_partner_case_send(kb_partner *p, const char *variant, const char *case_na
 int kb_partner_case_reply(kb_partner *p, kb_partner_case *status, double *rmse, double *max_abs,
                           char *why, size_t why_size, kb_err *err);
 
-/* One round on the base, pinned to `cpu` (-1: anywhere), on buffers moved
- * to fresh memory first when `move`, sampled by cfg; fills out
- * (kb_samples_free it). */
+/* One round on the base, pinned to `cpu` (-1: anywhere; a case of t
+ * threads to the t CPUs from `cpu` on, which the base works out from its
+ * case as the head does), on buffers moved to fresh memory first when
+ * `move`, sampled by cfg; fills out (kb_samples_free it). */
 int kb_partner_round(kb_partner *p, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
                      kb_err *err);
 

@@ -2,6 +2,9 @@
  * machine explains): the figures and the rule that decided. */
 #include "report.h"
 
+#include "buildinfo.h"
+#include "buildopt.h"
+
 /* One probe figure: the baseline's and every round's, when both exist. */
 static void print_probe(FILE *f, const kb_case_result *r, kb_probe_kind k) {
     if (r->base.probe.v[k] <= 0.0) return;
@@ -87,6 +90,20 @@ static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_resul
             (1.0 + tol) * (1.0 + spread), 100.0 * tol, 100.0 * spread, ab->processes);
 }
 
+/* A baseline recorded by a build optimised otherwise: what differs, before
+ * the figures, which then compare the builds as much as the code. */
+static void print_build_note(FILE *f, const kb_case_result *r) {
+    const char *flags = kb_build_current()->c_flags;
+    if (!r->has_base || !kb_build_opt_differs(flags, r->base.build_opt)) return;
+    char mine[256];
+    kb_build_opt(flags, mine, sizeof mine);
+    fprintf(f,
+            "  build:      the baseline was recorded by a build with %s, this build has %s: "
+            "the difference may be the build's, not the code's (record the baseline again with "
+            "this build's flags, or build as it was)\n",
+            r->base.build_opt, mine);
+}
+
 static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
     const kb_run_ctx *ctx = rep->ctx;
     fprintf(f, "\n---- FAILED %s  case %s  variant %s\n", rep->test_name, r->c->name, r->variant);
@@ -94,6 +111,7 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
         fprintf(f, "  error:      %s\n", r->error_msg);
         return;
     }
+    print_build_note(f, r);
     if (r->acc_fired) {
         fprintf(f,
                 "  accuracy:   rmse %.3e, max abs %.3e over %zu elements "

@@ -2,9 +2,28 @@
  * progress file receives while the test runs. */
 #include "report.h"
 
+#include "affinity.h"
+#include "buildinfo.h"
+#include "buildopt.h"
 #include "devmon.h"
 
 #include <math.h>
+
+/* The CPUs a case of `threads` threads ran on in a round or pair that
+ * started at `first` (kb_affinity_window), ascending; NULL when unknown. */
+static cJSON *cpu_set_json(int first, int threads) {
+    int set[KB_MAX_CPUS], sorted[KB_MAX_CPUS], n = 0;
+    const int k = kb_affinity_window(kb_affinity_start(), first, threads, set);
+    for (int c = 0; c < KB_MAX_CPUS && n < k; ++c)
+        for (int i = 0; i < k; ++i)
+            if (set[i] == c) sorted[n++] = c;
+    return k > 0 ? cJSON_CreateIntArray(sorted, n) : NULL;
+}
+
+static void add_cpu_set(cJSON *o, int first, int threads) {
+    cJSON *set = threads > 1 && first >= 0 ? cpu_set_json(first, threads) : NULL;
+    if (set) cJSON_AddItemToObject(o, "cpus", set);
+}
 
 static cJSON *samples_json(const kb_samples *s) {
     return cJSON_CreateDoubleArray(s->ms, s->n);
@@ -45,6 +64,7 @@ static cJSON *rounds_json(const kb_case_result *r) {
         cJSON_AddStringToObject(o, "stop_rule", r->rounds[i].stop_rule);
         cJSON_AddStringToObject(o, "timing", kb_timing_name(r->round_timing[i]));
         if (r->round_cpu[i] >= 0) cJSON_AddNumberToObject(o, "cpu", r->round_cpu[i]);
+        add_cpu_set(o, r->round_cpu[i], kb_case_threads(r->c));
         /* a recording's rounds go round processes, and a slowdown is measured
          * again in a fresh one (0: the test's own) */
         if (r->processes > 1) cJSON_AddNumberToObject(o, "process", r->round_process[i]);
@@ -94,6 +114,7 @@ static const char *base_status_name(int status) {
 /* A/B: the base, every pair and the interval that decided. */
 static cJSON *ab_json(const kb_case_result *r) {
     const kb_ab_result *ab = &r->ab;
+    const int threads = kb_case_threads(r->c);
     const kb_ab_decision *d = &ab->decision;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "base", base_status_name(ab->base_status));
@@ -131,6 +152,7 @@ static cJSON *ab_json(const kb_case_result *r) {
         const kb_ab_pair *p = &ab->pairs[i];
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "cpu", p->cpu);
+        add_cpu_set(j, p->cpu, threads);
         cJSON_AddStringToObject(j, "order", p->base_first ? "base,head" : "head,base");
         cJSON_AddNumberToObject(j, "head_process", p->head_proc);
         cJSON_AddNumberToObject(j, "base_process", p->base_proc);
@@ -179,12 +201,23 @@ static cJSON *case_json(const kb_case_result *r, int ab) {
     for (int i = 0; i < r->c->n_dims; ++i)
         cJSON_AddNumberToObject(dims, r->c->dim_names[i], (double)r->c->dims[i]);
     cJSON_AddBoolToObject(o, "passed", kb_case_passed(r));
+    /* the threads it runs with and, for more than one, the CPUs it was
+     * pinned to in its first round (every round's are under rounds) */
+    cJSON_AddNumberToObject(o, "threads", kb_case_threads(r->c));
+    if (r->n_rounds > 0) add_cpu_set(o, r->round_cpu[0], kb_case_threads(r->c));
     if (r->error || r->skipped) {
         cJSON_AddStringToObject(o, r->error ? "error" : "skipped",
                                 r->error ? r->error_msg : r->skip_why);
         return o;
     }
     cJSON_AddNumberToObject(o, "flops", r->flops);
+    /* what "flops" holds where the manifest counts elementary functions at
+     * their cost (docs/roofline.md) */
+    if (r->counts.has_transcendentals) {
+        cJSON_AddNumberToObject(o, "flops_arith", r->counts.flops_arith);
+        cJSON_AddNumberToObject(o, "transcendentals", r->counts.transcendentals);
+        cJSON_AddNumberToObject(o, "flops_per_transcendental", r->counts.flops_each);
+    }
     cJSON_AddNumberToObject(o, "bytes", r->bytes);
     cJSON_AddNumberToObject(o, "gbps", r->gbps);
     cJSON_AddNumberToObject(o, "gflops", r->gflops);
@@ -259,6 +292,10 @@ static cJSON *calibration_json(const kb_calibration *cal) {
     if (cal && cal->present) {
         cJSON_AddNumberToObject(o, "peak_gbps", cal->peak_gbps);
         cJSON_AddStringToObject(o, "measured_at", cal->measured_at);
+        if (cal->age_s >= 0.0)
+            cJSON_AddNumberToObject(o, "age_s", round(cal->age_s));
+        else
+            cJSON_AddNullToObject(o, "age_s");
         kb_calibration_add_roofs(o, &cal->roofs, 0);
         if (cal->roofs.n_levels == 0) cJSON_AddStringToObject(o, "roofline_note", cal->roof_note);
     } else {
@@ -268,6 +305,33 @@ static cJSON *calibration_json(const kb_calibration *cal) {
         cJSON_AddNullToObject(o, "matrix");
         cJSON_AddStringToObject(o, "note", cal && *cal->note ? cal->note : "not read");
     }
+    if (cal && cal->reused >= 0) { /* a calibration run */
+        cJSON_AddBoolToObject(o, "reused", cal->reused);
+        if (!cal->reused) cJSON_AddStringToObject(o, "why_measured", cal->why_measured);
+    }
+    return o;
+}
+
+/* {"build": this build's speed-relevant flags, "baseline": those of the
+ * baseline entries compared with (the first that differs, else the first),
+ * null when none was compared or its flags were not kept}: docs/gate.md. */
+static cJSON *optimisation_json(const kb_report *rep) {
+    cJSON *o = cJSON_CreateObject();
+    const char *flags = kb_build_current()->c_flags;
+    char mine[256];
+    kb_build_opt(flags, mine, sizeof mine);
+    cJSON_AddStringToObject(o, "build", mine);
+    const char *base = NULL;
+    for (int i = 0; i < rep->n_results; ++i) {
+        const kb_case_result *r = &rep->results[i];
+        if (!r->has_base || !*r->base.build_opt) continue;
+        if (!base || kb_build_opt_differs(flags, r->base.build_opt)) base = r->base.build_opt;
+        if (kb_build_opt_differs(flags, base)) break;
+    }
+    if (base)
+        cJSON_AddStringToObject(o, "baseline", base);
+    else
+        cJSON_AddNullToObject(o, "baseline");
     return o;
 }
 
@@ -283,10 +347,18 @@ cJSON *kb_report_json(const kb_report *rep, const char *status, cJSON *env) {
     cJSON_AddStringToObject(o, "mode", ctx->ab ? "ab" : "baseline");
     if (ctx->ab) cJSON_AddStringToObject(o, "ab_base", ctx->ab->ref);
     cJSON_AddStringToObject(o, "baseline_file", rep->baseline_path);
+    cJSON_AddItemToObject(o, "optimisation", optimisation_json(rep));
+    const char *docs = kb_build_current()->docs_dir;
+    cJSON_AddStringToObject(o, "docs_dir", docs ? docs : "");
     cJSON_AddStringToObject(o, "manifest", ctx->manifest->path);
     cJSON_AddNumberToObject(o, "seed", (double)ctx->settings->seed);
     cJSON_AddNumberToObject(o, "latency_tolerance", ctx->settings->gate.latency_tol);
-    cJSON_AddNumberToObject(o, "accuracy_drift", ctx->settings->gate.accuracy_drift);
+    /* the drift's limits: absolute, and relative to the baseline's rmse;
+     * each only when given (KBENCH_ACCURACY_DRIFT) */
+    if (ctx->settings->gate.accuracy_drift >= 0.0)
+        cJSON_AddNumberToObject(o, "accuracy_drift", ctx->settings->gate.accuracy_drift);
+    if (ctx->settings->gate.accuracy_drift_rel >= 0.0)
+        cJSON_AddNumberToObject(o, "accuracy_drift_rel", ctx->settings->gate.accuracy_drift_rel);
     cJSON_AddBoolToObject(o, "cold_cache", ctx->settings->cold_cache);
     cJSON_AddStringToObject(o, "case_set", ctx->case_set);
     cJSON_AddItemToObject(o, "calibration", calibration_json(rep->cal));

@@ -2,7 +2,10 @@
  * between variants and what the device monitor saw. */
 #include "report.h"
 
+#include "buildinfo.h"
 #include "devmon.h"
+
+#include <math.h>
 
 static const char *verdict_text(const kb_case_result *r) {
     if (r->error) return KB_VERDICT_TEXT_ERROR;
@@ -94,12 +97,17 @@ static void print_fresh_note(FILE *f, const kb_case_result *r) {
             r->c->name, r->variant, r->lat.ratio, r->fresh.ratio);
 }
 
-/* A variant against the one it is compared with: speedup and traffic. */
+/* A variant against the one it is compared with: speedup, and the memory
+ * traffic where the two move different amounts. */
 static void print_comparison(FILE *f, const kb_case_result *r) {
     if (!r->cmp.with) return;
-    fprintf(f, "  %s %s vs %s: speedup x%.2f, memory traffic %.1f%% lower (%.3g MB vs %.3g MB)\n",
-            r->c->name, r->impl_variant, r->cmp.with, r->cmp.speedup, 100.0 * r->cmp.bytes_saved,
-            r->bytes * 1e-6, r->cmp.with_bytes * 1e-6);
+    fprintf(f, "  %s %s vs %s: speedup x%.2f", r->c->name, r->impl_variant, r->cmp.with,
+            r->cmp.speedup);
+    if (r->bytes != r->cmp.with_bytes)
+        fprintf(f, ", memory traffic %.1f%% %s (%.3g MB vs %.3g MB)",
+                100.0 * fabs(r->cmp.bytes_saved), r->cmp.bytes_saved >= 0.0 ? "lower" : "higher",
+                r->bytes * 1e-6, r->cmp.with_bytes * 1e-6);
+    fprintf(f, "\n");
 }
 
 void kb_report_roofs(FILE *f, const kb_roofs *roofs) {
@@ -129,21 +137,36 @@ static void print_calibration(FILE *f, const kb_calibration *cal) {
         fprintf(f, "   %%peak: not reported: %s\n   %%roof: not reported: the same\n", cal->note);
         return;
     }
-    fprintf(f, "   %%peak: of %.2f GB/s, the calibrated bandwidth (%s, %s)\n", cal->peak_gbps,
-            cal->file, cal->measured_at);
+    char age[48] = "";
+    if (cal->age_s >= 0.0) {
+        char text[32];
+        kb_calibration_age_text(cal->age_s, text, sizeof text);
+        snprintf(age, sizeof age, ", %s ago", text);
+    }
+    fprintf(f, "   %%peak: of %.2f GB/s, the calibrated bandwidth (%s, %s%s)\n", cal->peak_gbps,
+            cal->file, cal->measured_at, age);
     if (cal->roofs.n_levels == 0) {
         fprintf(f, "   %%roof: not reported: %s\n", cal->roof_note);
         return;
     }
-    fprintf(f, "   %%roof: of the attainable rate at the level the case's buffers fit in (same "
-               "calibration; docs/roofline.md):\n");
+    char doc[KB_PATH_MAX];
+    kb_doc_path(doc, sizeof doc, "roofline.md");
+    fprintf(f,
+            "   %%roof: of the attainable rate at the level the case's buffers fit in (same "
+            "calibration; %s):\n",
+            doc);
     kb_report_roofs(f, &cal->roofs);
 }
 
 void kb_report_table(FILE *f, const kb_report *rep) {
     fprintf(f, "== %s  (profile %s)\n", rep->test_name, rep->profile);
-    fprintf(f, "   baseline: %s%s%s\n", rep->baseline_path, rep->baseline_note ? " - " : "",
-            rep->baseline_note ? rep->baseline_note : "");
+    /* A/B mode compares with the base build (the note names it), not with
+     * the baseline file. */
+    if (rep->ctx->ab && rep->baseline_note)
+        fprintf(f, "   %s\n", rep->baseline_note);
+    else
+        fprintf(f, "   baseline: %s%s%s\n", rep->baseline_path, rep->baseline_note ? " - " : "",
+                rep->baseline_note ? rep->baseline_note : "");
     print_calibration(f, rep->cal);
     fprintf(f, "%-22s %-8s %10s %9s %6s %9s %8s %5s %8s %5s %-7s %7s %10s %6s %9s %9s  %s\n",
             "case", "variant", "median ms", "p10-p90", "cv", "n x reps", "GB/s", "%peak", "GFLOP/s",

@@ -216,7 +216,9 @@ typedef struct timing_ctx {
     const kb_impl *impl;
     buffers *bf;
     kb_probe *probe;
-    kb_affinity cpus;
+    kb_affinity cpus;      /* the CPUs the process may use (kb_affinity_start) */
+    int threads;           /* the case's (kb_case_threads) */
+    int set_first;         /* threads > 1: the first CPU of the set the case runs on now */
     long long calls;       /* timed or warm-up calls made so far */
     double round_t0;       /* when the round began (kb_now_s) */
     kb_stage round_stage;  /* the round's stage once its warm-up is over */
@@ -278,13 +280,28 @@ static int relocate(const kb_run_ctx *ctx, buffers *bf, kb_err *err) {
     return 0;
 }
 
-/* Every round after the first runs on the next CPU the process may use, on
- * buffers first touched from there: a slower kernel is slower everywhere,
- * a busy neighbour or an unlucky placement is not (docs/gate.md, rule 3). */
+/* Puts the case's next calls on `cpu`: a single-threaded case's thread
+ * there; a case of t threads, every thread of the process on the t CPUs
+ * from `cpu` on (kb_affinity_window), which the threads the kernel starts
+ * inherit. A CPU the process may not use is left to the scheduler. */
+static void pin_round(timing_ctx *tc, int cpu) {
+    int set[KB_MAX_CPUS];
+    if (tc->threads <= 1) {
+        (void)kb_affinity_pin(cpu);
+    } else if (kb_affinity_window(&tc->cpus, cpu, tc->threads, set) == tc->threads &&
+               kb_affinity_pin_all(set, tc->threads) == 0) {
+        tc->set_first = set[0];
+    }
+}
+
+/* Every round after the first runs on the next CPU the process may use (a
+ * multithreaded case: on the set of CPUs moved on by one), on buffers first
+ * touched from there: a slower kernel is slower everywhere, a busy
+ * neighbour or an unlucky placement is not (docs/gate.md, rule 3). */
 static int place_round(const kb_run_ctx *ctx, timing_ctx *tc, const kb_case_result *r,
                        kb_err *err) {
     int cpu = kb_affinity_next(&tc->cpus, r->round_cpu[0], r->n_rounds);
-    if (cpu >= 0) (void)kb_affinity_pin(cpu); /* not allowed there: the scheduler decides */
+    if (cpu >= 0) pin_round(tc, cpu);
     return relocate(ctx, tc->bf, err);
 }
 
@@ -371,7 +388,7 @@ static int measure_round(const kb_run_ctx *ctx, timing_ctx *tc, kb_case_result *
     const int i = r->n_rounds;
     kb_samples *s = &r->rounds[i];
     memset(s, 0, sizeof *s);
-    r->round_cpu[i] = kb_affinity_current();
+    r->round_cpu[i] = tc->threads > 1 ? tc->set_first : kb_affinity_current();
     kb_sampling cfg = ctx->settings->sampling;
     if (ctx->settings->cold_cache) cfg.sample_min_s = 0.0; /* one call per flush */
     double e0 = 0.0, e1 = 0.0, t0 = kb_now_s();
@@ -640,7 +657,8 @@ struct kb_case_session {
     buffers bf;
     kb_probe probe;
     timing_ctx tc;
-    int rounds; /* rounds measured so far: each after the first moves the buffers */
+    int rounds;  /* rounds measured so far: each after the first moves the buffers */
+    int threads; /* the case's: above 1, every thread of the process was pinned */
 };
 
 /* The capacity of the backend's largest cache, 0 when it names none; asked
@@ -696,25 +714,54 @@ static int begin_result(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *
     snprintf(r->variant, sizeof r->variant, "%s%s", impl->variant,
              ctx->settings->cold_cache ? "+cold" : "");
     kb_err err = {{0}};
-    if (kb_manifest_counts(ctx->manifest, c, ctx->prec, impl->variant, &r->flops, &r->bytes,
-                           &err) != 0)
+    if (kb_manifest_case_counts(ctx->manifest, c, ctx->prec, impl->variant, &r->counts, &err) != 0)
         return case_error(r, err.msg);
+    r->flops = r->counts.flops;
+    r->bytes = r->counts.bytes;
     if (ctx->ab) return 0;
     char key[512];
     kb_baseline_key(key, sizeof key, ctx->backend->name, kb_prec_name(ctx->prec), r->variant,
-                    c->name);
+                    c->name, kb_case_threads(c));
     r->has_base = kb_baseline_get(ctx->baseline, key, &r->base);
     return 0;
 }
 
+/* A case of more threads than the process may use CPUs is skipped, saying
+ * so: run on fewer CPUs, its threads would take turns, and the time would
+ * be theirs, not the kernel's. 1 when skipped. */
+static int too_many_threads(const kb_case *c, kb_case_result *r) {
+    const kb_affinity *a = kb_affinity_start();
+    const int t = kb_case_threads(c);
+    if (a->n == 0 || t <= a->n) return 0;
+    char cpus[128];
+    kb_affinity_format(a->cpu, a->n, cpus, sizeof cpus);
+    r->skipped = 1;
+    snprintf(r->skip_why, sizeof r->skip_why,
+             "case '%s' runs %d threads, but this process may use only %d CPU%s (CPU%s %.100s: "
+             "its affinity mask at start, which taskset, CTest's PROCESSOR_AFFINITY or a cgroup "
+             "can narrow); a case is never run on fewer CPUs than threads",
+             c->name, t, a->n, a->n == 1 ? "" : "s", a->n == 1 ? "" : "s", cpus);
+    return 1;
+}
+
 kb_case_session *kb_case_open(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
                               kb_case_result *r) {
+    if (too_many_threads(c, r)) return NULL;
     kb_case_session *s = calloc(1, sizeof *s);
     if (!s) {
         case_error(r, "out of host memory");
         return NULL;
     }
     s->ctx = ctx;
+    /* A multithreaded case runs on the first of its CPU sets from the
+     * start: its checked run too, so that the threads the kernel starts
+     * for it (an OpenMP pool) begin there. */
+    timing_ctx tc = {.ctx = ctx, .impl = impl, .bf = &s->bf, .probe = &s->probe};
+    tc.cpus = *kb_affinity_start();
+    tc.threads = kb_case_threads(c);
+    tc.set_first = -1;
+    s->threads = tc.threads;
+    if (tc.threads > 1) pin_round(&tc, tc.cpus.cpu[0]);
     kb_err err = {{0}};
     int rc = describe_layout(ctx, c, &s->bf, r) == 0 ? prepare(ctx, c, impl, &s->bf, r, &err) : 1;
     if (rc < 0) case_error(r, err.msg);
@@ -723,15 +770,14 @@ kb_case_session *kb_case_open(const kb_run_ctx *ctx, const kb_case *c, const kb_
         return NULL;
     }
     kb_probe_init(&s->probe, ctx->backend, r->bytes);
-    s->tc = (timing_ctx){.ctx = ctx, .impl = impl, .bf = &s->bf, .probe = &s->probe};
-    kb_affinity_init(&s->tc.cpus);
+    s->tc = tc;
     return s;
 }
 
 int kb_case_round(kb_case_session *s, int cpu, int move, const kb_sampling *cfg, kb_samples *out,
                   kb_err *err) {
     memset(out, 0, sizeof *out);
-    if (cpu >= 0) (void)kb_affinity_pin(cpu); /* not allowed there: the scheduler decides */
+    if (cpu >= 0) pin_round(&s->tc, cpu);
     if (s->rounds++ > 0 && move && relocate(s->ctx, &s->bf, err) != 0) return -1;
     s->tc.sampling = 0; /* s->tc.timing gathers every round's samples */
     range_push(s->ctx->backend, "round %d", s->rounds);
@@ -742,7 +788,10 @@ int kb_case_round(kb_case_session *s, int cpu, int move, const kb_sampling *cfg,
 
 void kb_case_close(kb_case_session *s) {
     if (!s) return;
-    if (s->tc.ctx) kb_affinity_restore(&s->tc.cpus);
+    if (s->threads > 1)
+        kb_affinity_restore_all(kb_affinity_start());
+    else if (s->tc.ctx)
+        kb_affinity_restore(&s->tc.cpus);
     kb_probe_free(&s->probe);
     free_buffers(s->ctx, &s->bf);
     free(s);
@@ -803,7 +852,9 @@ static int recorders_open(const kb_run_ctx *ctx, const kb_case_session *s, kb_er
 static void run_case(const kb_run_ctx *ctx, const kb_case *c, const kb_impl *impl,
                      kb_case_result *r) {
     kb_watchdog_stage(KB_STAGE_SETUP);
-    if (begin_result(ctx, c, impl, r) != 0) return;
+    /* a case of more threads than CPUs is skipped before any other process
+     * is asked to set it up */
+    if (begin_result(ctx, c, impl, r) != 0 || too_many_threads(c, r)) return;
     kb_err err = {{0}};
     kb_workers *rec =
         ctx->settings->update && ctx->recorders && ctx->recorders->n > 0 ? ctx->recorders : NULL;

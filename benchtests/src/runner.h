@@ -55,6 +55,7 @@ typedef struct kb_case_result {
     int skipped;              /* the implementation cannot run this case here */
     char skip_why[512];
     double flops, bytes;
+    kb_counts counts; /* the manifest's counts: flops (as above) and its parts */
     kb_accuracy acc;
     int acc_fired;
     char acc_why[1024];

@@ -19,8 +19,9 @@
     X(OK, "ok", "ok", 0, 1)                                                                   \
     /* first round slow, a re-measurement within tolerance: noise */                          \
     X(CLEARED, "cleared", "ok (noise cleared)", 0, 1)                                         \
-    /* every round slow, but not distinguishable from noise */                                \
-    X(INCONCLUSIVE, "inconclusive", "ok (slower, not significant)", 0, 0)                     \
+    /* every round slow, but not distinguishable from noise (A/B: the interval straddles      \
+     * the tolerance); not failed, and not called ok either */                                \
+    X(INCONCLUSIVE, "inconclusive", "inconclusive (too noisy to decide)", 0, 0)               \
     /* every round slow, but so was the machine probe that bounds it */                       \
     X(MACHINE_DRIFT, "machine_drift", "ok (machine slower by as much)", 0, 0)                 \
     /* confirmed slowdown */                                                                  \

@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "workers.h"
 
+#include "affinity.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,11 +47,20 @@ static int make_args(kb_workers *w, const kb_worker_run *run, kb_err *err) {
 
 /* Spawns w->started workers from the arguments kept in w, all at once, then
  * reads their greetings, so that their start-up overlaps; every one spawned
- * is greeted or stopped, also after a failure. */
+ * is greeted or stopped, also after a failure. A process inherits the
+ * affinity of the thread that starts it, which a round may have pinned to
+ * one CPU (a fresh process confirming a slowdown, A/B's second stage): each
+ * is started with the CPUs this process was allowed at start, so that it
+ * reads the same list (kb_affinity_start) and can run a case's threads on
+ * the same CPUs. */
 static int launch(kb_workers *w, kb_err *err) {
     int spawned = 0, rc = 0;
+    kb_affinity now;
+    kb_affinity_init(&now);
+    (void)kb_affinity_restore(kb_affinity_start());
     while (spawned < w->started && rc == 0)
         rc = kb_partner_spawn(&w->p[spawned++], w->exe, w->args, err);
+    (void)kb_affinity_restore(&now);
     for (int i = 0; i < spawned; ++i) {
         kb_err local;
         if (rc == 0 && kb_partner_greet(&w->p[i], &local) != 0) {

@@ -86,6 +86,19 @@ if(CMAKE_HOST_SYSTEM_NAME STREQUAL "Linux")
   # Each confirmation round names the CPU it ran on (rounds rotate over them).
   expect_text("slowdown" ", cpu ")
 endif()
+if(step_output MATCHES "build:      the baseline was recorded")
+  message(FATAL_ERROR "slowdown: a baseline of this build is said to be of another:\n${step_output}")
+endif()
+
+# The same slowdown against a baseline an unoptimised build recorded: the
+# failure block says the builds differ, and the result JSON holds both.
+file(READ "${WORK}/slow.json" slow)
+string(REGEX REPLACE "\"c_flags\": \"[^\"]*\"" "\"c_flags\": \"-g -ffp-contract=off\"" slow "${slow}")
+file(WRITE "${WORK}/slow_O0.json" "${slow}")
+run_driver("slowdown against an unoptimised build's baseline" 1 --baseline "${WORK}/slow_O0.json")
+expect_text("unoptimised build" "build:      the baseline was recorded by a build with -O0 -ffp-contract=off")
+expect_json("unoptimised build" "${WORK}/results/swish.cpu.fp32.json" "-O0 -ffp-contract=off"
+  optimisation baseline)
 
 # A 4x slowdown, with the machine's bandwidth at recording set 8x higher
 # than it is: the machine explains the slowdown, so the case passes and

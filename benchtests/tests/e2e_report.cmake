@@ -7,7 +7,8 @@
 #   2. kbench-report                                 -> exit 0, four files
 #   3. summary.json                                  -> the results' figures
 #   4. summary.md, regressions.md, summary.svg       -> failure listed first,
-#      the rule, well-formed SVG with a row and a ratio mark per test;
+#      the rule, onepass's speedup over twopass in the leaderboard,
+#      well-formed SVG with a row and a ratio mark per test;
 #      roofline-cpu.svg well-formed, a point per case with flops
 #   5. malformed result, missing field, empty and missing directory, --out
 #      onto the results, unknown option              -> exit 2, says why
@@ -158,6 +159,21 @@ foreach(text "![ratio to baseline](summary.svg)" "## Variant speedups" "## Envir
     message(FATAL_ERROR "summary.md: no '${text}'")
   endif()
 endforeach()
+# No variant is called vendor: the leaderboard sets onepass against the
+# variant its manifest compares it with, named, with the speedup; a row for
+# every comparison summary.json holds.
+string(FIND "${md}" "## Variant speedups" at_speedups)
+math(EXPR length "${at_speedups} - ${at_leaderboard}")
+string(SUBSTRING "${md}" ${at_leaderboard} ${length} board)
+string(REGEX MATCHALL "\\| `onepass` \\|[^\n]*\\| `twopass` x[0-9]+\\.[0-9][0-9] \\|" rows
+  "${board}")
+string(REGEX MATCHALL "\"compare_to\": \"twopass\"" comparisons "${summary_json}")
+list(LENGTH rows n_rows)
+list(LENGTH comparisons n_comparisons)
+if(n_comparisons EQUAL 0 OR NOT n_rows EQUAL n_comparisons)
+  message(FATAL_ERROR "summary.md: ${n_rows} leaderboard rows set onepass against `twopass`, "
+    "summary.json has ${n_comparisons} comparisons")
+endif()
 
 file(READ "${report}/regressions.md" regressions)
 foreach(text "## `pair.drifted.fp32` · case `small` · variant `twopass`" "**Rule: accuracy**"

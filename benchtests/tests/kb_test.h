@@ -37,6 +37,14 @@ extern const char *kb_test_current;
                          (double)(tol));                                                           \
     } while (0)
 
+#define ASSERT_STR_EQ(a, b)                                                                        \
+    do {                                                                                           \
+        const char *a_ = (a), *b_ = (b);                                                           \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0)                                                     \
+            KB_TEST_FAIL("%s == %s: '%s' != '%s'", #a, #b, a_ ? a_ : "(null)",                     \
+                         b_ ? b_ : "(null)");                                                      \
+    } while (0)
+
 #define ASSERT_STR_CONTAINS(haystack, needle)                                                      \
     do {                                                                                           \
         const char *h_ = (haystack), *n_ = (needle);                                               \

@@ -238,7 +238,7 @@ def check_summary(out, results):
         md = f.read()
     for text in ("![roofline roofline-cpu.svg](roofline-cpu.svg)",
                  "![roofline roofline-cuda.svg](roofline-cuda.svg)",
-                 "| % of roofline | bound | vs vendor |"):
+                 "| % of roofline | bound | speedup over |"):
         if text not in md:
             fail(f"summary.md: no '{text}'")
     with open(os.path.join(out, "summary.json")) as f:
@@ -262,9 +262,10 @@ def check_summary(out, results):
             if not cells:
                 fail(f"summary.md: no leaderboard row for {r['test']} {c['case']} {c['variant']} "
                      f"with {c['pct_roofline']:.0f} % and bound {c['roofline']['bound']}")
-            elif c.get("vendor_speedup") is not None and f"x{c['vendor_speedup']:.2f}" not in cells[0]:
+            elif (c.get("vendor_speedup") is not None
+                  and f"| `vendor` x{c['vendor_speedup']:.2f} |" not in cells[0]):
                 fail(f"summary.md: the row of {r['test']} {c['case']} {c['variant']} has no "
-                     f"x{c['vendor_speedup']:.2f}")
+                     f"`vendor` x{c['vendor_speedup']:.2f}")
 
 
 def check_gbench(report, results_dir, results):

@@ -30,6 +30,7 @@ GAP_CASES = {
     "manifest-json/nan-literal": "NaN, which Python's JSON parser reads as a number",
     "manifest-numbers/rmse-1e999": "1e999, which parses as infinity",
     "manifest-numbers/max-abs-1e999": "1e999, which parses as infinity",
+    "manifest-transcendentals/flops-each-1e999": "1e999, which parses as infinity",
 }
 
 

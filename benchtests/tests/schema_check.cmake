@@ -99,6 +99,12 @@ _kb_accepted(note-case SET cases 0 why_note "[1, 2]")
 _kb_accepted(note-tolerance SET tolerance fp32 how_note "\"measured\"")
 _kb_accepted(note-variant SET variants
   "{\"default\": {\"bytes_note\": \"x\"}, \"vendor\": {}}")
+# Elementary functions counted at their cost, for the kernel and a variant.
+_kb_accepted(transcendentals SET transcendentals
+  "{\"count\": \"n\", \"flops_each\": 22.5, \"flops_each_note\": \"x\"}")
+string(CONCAT variants "{\"default\": {\"transcendentals\": {\"count\": \"0\", "
+  "\"flops_each\": 0}}, \"vendor\": {}}")
+_kb_accepted(transcendentals-variant SET variants "${variants}")
 
 _kb_refused(unknown-key "calibraton" SET calibraton "[\"n\"]")
 _kb_refused(misspelt-precision "fp3" SET precisions 0 "\"fp3\"")
@@ -138,8 +144,39 @@ _kb_refused(full-empty "full" SET full "{}")
 _kb_refused(variant-dash "a-b" SET variants "{\"a-b\": {}}")
 _kb_refused(variant-typo "byte" SET variants "{\"default\": {\"byte\": \"n\"}}")
 _kb_refused(variant-string "default" SET variants "{\"default\": \"fast\"}")
+_kb_refused(transcendentals-number "transcendentals" SET transcendentals "20")
+_kb_refused(transcendentals-no-count "count" SET transcendentals "{\"flops_each\": 20}")
+_kb_refused(transcendentals-no-each "flops_each" SET transcendentals "{\"count\": \"n\"}")
+_kb_refused(transcendentals-count-number "count" SET transcendentals
+  "{\"count\": 5, \"flops_each\": 20}")
+_kb_refused(transcendentals-count-empty "count" SET transcendentals
+  "{\"count\": \"\", \"flops_each\": 20}")
+_kb_refused(transcendentals-each-string "flops_each" SET transcendentals
+  "{\"count\": \"n\", \"flops_each\": \"20\"}")
+_kb_refused(transcendentals-each-negative "flops_each" SET transcendentals
+  "{\"count\": \"n\", \"flops_each\": -1}")
+_kb_refused(transcendentals-typo "flops_per" SET transcendentals
+  "{\"count\": \"n\", \"flops_each\": 20, \"flops_per\": 1}")
+string(CONCAT variants "{\"default\": {\"transcendentals\": {\"count\": \"n\", "
+  "\"flops_each\": -1}}, \"vendor\": {}}")
+_kb_refused(transcendentals-variant "flops_each" SET variants "${variants}")
 _kb_refused(label-space "labels" SET labels "[\"a b\"]")
 _kb_refused(calibration-empty "calibration" SET calibration "[]")
+# Thread counts: a count, "all" or a list of them, for the kernel or a case.
+_kb_accepted(threads-count SET threads "4")
+_kb_accepted(threads-list SET threads "[1, 2, \"all\"]")
+_kb_accepted(threads-case SET cases 0 threads "\"all\"")
+_kb_refused(threads-zero "threads" SET threads "0")
+_kb_refused(threads-negative "threads" SET threads "-1")
+_kb_refused(threads-fraction "threads" SET threads "1.5")
+_kb_refused(threads-above "threads" SET threads "1025")
+_kb_refused(threads-string "threads" SET threads "\"4\"")
+_kb_refused(threads-word "threads" SET threads "\"every\"")
+_kb_refused(threads-empty "threads" SET threads "[]")
+_kb_refused(threads-twice "threads" SET threads "[2, 4, 2]")
+_kb_refused(threads-all-twice "threads" SET threads "[\"all\", \"all\"]")
+_kb_refused(threads-many "threads" SET threads "[1, 2, 3, 4, 5, 6, 7, 8, 9]")
+_kb_refused(threads-case-zero "threads" SET cases 0 threads "[0]")
 message("schema check: the schema and the reader agree on every planted case")
 
 # ---- 4: the bad-input matrix's manifests

@@ -84,8 +84,46 @@ static cJSON *batch(int both, double median_a) {
 
 static void test_key(void) {
     char key[128];
-    kb_baseline_key(key, sizeof key, "cpu", "fp16", "avx2", "batch16_seq256");
+    kb_baseline_key(key, sizeof key, "cpu", "fp16", "avx2", "batch16_seq256", 1);
     ASSERT(strcmp(key, "cpu.fp16.avx2.batch16_seq256") == 0);
+    /* one thread is the key of old: baselines recorded before "threads" */
+    kb_baseline_key(key, sizeof key, "cpu", "fp16", "avx2", "batch16_seq256", 0);
+    ASSERT(strcmp(key, "cpu.fp16.avx2.batch16_seq256") == 0);
+    kb_baseline_key(key, sizeof key, "cpu", "fp32", "default", "n16m_tall", 4);
+    ASSERT(strcmp(key, "cpu.fp32.default+t4.n16m_tall") == 0);
+    kb_baseline_key(key, sizeof key, "cpu", "fp32", "default+cold", "n16m", 8);
+    ASSERT(strcmp(key, "cpu.fp32.default+cold+t8.n16m") == 0);
+}
+
+/* A baseline recorded with 4 threads is found by a run of 4 threads and
+ * by no other count, nor by a single-threaded run of the same case. */
+static void test_key_keeps_thread_counts_apart(void) {
+    const char *d = kb_test_tmpdir("baseline_threads");
+    char path[KB_PATH_MAX], key[128];
+    kb_test_join(path, sizeof path, d, "k.json");
+    cJSON *entries = cJSON_CreateObject();
+    kb_baseline_key(key, sizeof key, "cpu", "fp32", "default", "n1m_tall", 4);
+    cJSON_AddItemToObject(entries, key, make_entry(2.5, 2.25, 0, NULL, 0, "hw"));
+    kb_baseline_key(key, sizeof key, "cpu", "fp32", "default", "n1m_tall", 1);
+    cJSON_AddItemToObject(entries, key, make_entry(8.5, 8.25, 0, NULL, 0, "hw"));
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(kb_baseline_merge(path, "k", "p", entries, &err), 0);
+    kb_baseline b;
+    ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
+    kb_baseline_entry e;
+    kb_baseline_key(key, sizeof key, "cpu", "fp32", "default", "n1m_tall", 4);
+    ASSERT_INT_EQ(kb_baseline_get(&b, key, &e), 1);
+    ASSERT_NEAR(e.median_ms, 2.5, 0);
+    kb_baseline_entry_free(&e);
+    kb_baseline_key(key, sizeof key, "cpu", "fp32", "default", "n1m_tall", 1);
+    ASSERT_INT_EQ(kb_baseline_get(&b, key, &e), 1);
+    ASSERT_NEAR(e.median_ms, 8.5, 0);
+    kb_baseline_entry_free(&e);
+    kb_baseline_key(key, sizeof key, "cpu", "fp32", "default", "n1m_tall", 8);
+    ASSERT_INT_EQ(kb_baseline_get(&b, key, &e), 0);
+    kb_baseline_key(key, sizeof key, "cpu", "fp32", "default", "n1m_tall", 2);
+    ASSERT_INT_EQ(kb_baseline_get(&b, key, &e), 0);
+    kb_baseline_close(&b);
 }
 
 static void test_merge_creates_file_and_round_trips(void) {
@@ -558,19 +596,26 @@ static void test_entry_keys_have_the_driver_form(void) {
     const char *d = kb_test_tmpdir("baseline_keys");
     char path[KB_PATH_MAX];
     kb_test_join(path, sizeof path, d, "k.json");
-    const char *bad[] = {"cpu.fp32.small",        "tpu.fp32.default.small",
-                         "cpu.fp8.default.small", "cpu.fp32.def ault.small",
-                         "cpu.fp32.default.a/b",  "cpu.fp32.default.."};
+    const char *bad[] = {
+        "cpu.fp32.small",           "tpu.fp32.default.small", "cpu.fp8.default.small",
+        "cpu.fp32.def ault.small",  "cpu.fp32.default.a/b",   "cpu.fp32.default..",
+        "cpu.fp32.default+t1.n",    "cpu.fp32.default+t0.n",  "cpu.fp32.default+t04.n",
+        "cpu.fp32.default+t1025.n", "cpu.fp32.default+t4x.n", "cpu.fp32.default+t4+cold.n",
+        "cpu.fp32.default+t+t4.n",  "cpu.fp32.default+tall.n"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
         write_with_entry(path, bad[i], "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
         expect_open_error(path, (const char *const[]){"field 'entries.", "the key", NULL});
     }
-    write_with_entry(path, "cpu.fp16.fused+cold.b16_s256",
-                     "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
+    /* what kb_baseline_key writes reads back */
+    const char *good[] = {"cpu.fp16.fused+cold.b16_s256", "cpu.fp32.default+t4.n16m_t4",
+                          "cpu.fp32.default+cold+t1024.n", "cpu.fp32.default+t2.n_tall"};
     kb_baseline b;
     kb_err err = {{0}};
-    ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
-    kb_baseline_close(&b);
+    for (size_t i = 0; i < sizeof good / sizeof *good; ++i) {
+        write_with_entry(path, good[i], "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
+        ASSERT_INT_EQ(kb_baseline_open(&b, path, &err), 0);
+        kb_baseline_close(&b);
+    }
     write_with_entry(path, KEY_A, "3");
     expect_open_error(path,
                       (const char *const[]){"field 'entries." KEY_A "': expected an object", NULL});
@@ -631,6 +676,7 @@ static void test_check_tool_shares_validation(void) {
 
 int main(void) {
     RUN_TEST(test_key);
+    RUN_TEST(test_key_keeps_thread_counts_apart);
     RUN_TEST(test_merge_creates_file_and_round_trips);
     RUN_TEST(test_entry_without_samples);
     RUN_TEST(test_merge_keeps_other_keys_replaces_same);

@@ -1,6 +1,9 @@
 /* <results>/calibration/<backend>.json as each test reads it: present for
  * this backend and hardware, absent (with the reason) when missing or from
- * other hardware, and an error naming the file and the field otherwise. */
+ * other hardware, and an error naming the file and the field otherwise;
+ * and as a calibration run reuses it: only when fresh for this machine,
+ * boot, build and cases, else measured again, never an error. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "calibration.h"
 #include "kb_test.h"
 
@@ -35,6 +38,10 @@ static void test_present(void) {
                   0);
     ASSERT(cal.present);
     ASSERT_NEAR(cal.peak_gbps, 20.5, 0);
+    /* a test that reads it records its age, and that it did not decide on
+     * reusing it */
+    ASSERT(cal.age_s > 0.0);
+    ASSERT_INT_EQ(cal.reused, -1);
 }
 
 static void test_absent_when_missing_or_other_hardware(void) {
@@ -250,6 +257,360 @@ static void test_roofs_round_trip(void) {
     ASSERT_NEAR(cal.roofs.matrix[KB_BF16].gflops, 700.0, 0);
     ASSERT_INT_EQ(cal.roofs.n_sweep, 1);
     ASSERT_NEAR(cal.roofs.sweep[0].gbps, 140.0, 0);
+    ASSERT(cal.age_s < 0.0); /* "now" is no time: its age is unknown, and not an error */
+}
+
+/* ---- reusing a calibration (kb_calibration_reusable) ---- */
+
+#define MEASURED    "2026-01-01T00:00:00Z"
+#define COPY_BYTES  268435456.0
+#define TRIAD_BYTES 402653184.0
+
+static void test_time(void) {
+    ASSERT_NEAR(kb_calibration_time(MEASURED), 1767225600.0, 0);
+    ASSERT_NEAR(kb_calibration_time("2026-01-01T00:01:40Z") - kb_calibration_time(MEASURED), 100.0,
+                0);
+    const char *const bad[] = {"",
+                               "now",
+                               "2026-01-01",
+                               "2026-01-01T00:00:00",
+                               "2026-01-01T00:00:00+01:00",
+                               "2026-1-01T00:00:00Z",
+                               "2026-02-30T00:00:00Z",
+                               "2026-01-01T24:00:00Z",
+                               " 026-01-01T00:00:00Z",
+                               "1969-12-31T23:59:59Z"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        if (!(kb_calibration_time(bad[i]) < 0.0)) KB_TEST_FAIL("'%s' read as a time", bad[i]);
+    }
+}
+
+static void test_age_text(void) {
+    char t[32];
+    kb_calibration_age_text(40.0, t, sizeof t);
+    ASSERT_STR_CONTAINS(t, "40 s");
+    kb_calibration_age_text(14 * 60.0, t, sizeof t);
+    ASSERT_STR_CONTAINS(t, "14 min");
+    kb_calibration_age_text(3.5 * 3600.0, t, sizeof t);
+    ASSERT_STR_CONTAINS(t, "3.5 h");
+    kb_calibration_age_text(3 * 86400.0, t, sizeof t);
+    ASSERT_STR_CONTAINS(t, "3.0 days");
+}
+
+/* The run's stamp: the hardware "hw", the CPU (no device), one boot, one
+ * build, copy and triad. */
+static kb_calibration_stamp stamp_of(void) {
+    kb_calibration_stamp s;
+    memset(&s, 0, sizeof s);
+    snprintf(s.hardware_id, sizeof s.hardware_id, "hw");
+    snprintf(s.boot_id, sizeof s.boot_id, "5e3f8c1a-boot");
+    snprintf(s.kbench_version, sizeof s.kbench_version, "1.2.3");
+    snprintf(s.compiler, sizeof s.compiler, "GNU 12.2.0");
+    snprintf(s.c_flags, sizeof s.c_flags, "-O3 -mavx2");
+    snprintf(s.build_type, sizeof s.build_type, "Release");
+    snprintf(s.executable, sizeof s.executable, "fnv1a64:0123456789abcdef");
+    snprintf(s.kernel, sizeof s.kernel, "bandwidth");
+    snprintf(s.precision, sizeof s.precision, "fp64");
+    kb_calibration_stamp_case(&s, "copy", "default", COPY_BYTES);
+    kb_calibration_stamp_case(&s, "triad", "default", TRIAD_BYTES);
+    return s;
+}
+
+static cJSON *case_json(const char *name, double bytes) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "case", name);
+    cJSON_AddStringToObject(o, "variant", "default");
+    cJSON_AddNumberToObject(o, "median_ms", 10.0);
+    cJSON_AddNumberToObject(o, "bytes", bytes);
+    cJSON_AddNumberToObject(o, "gbps", bytes / 1e7);
+    return o;
+}
+
+/* A calibration file measured under s at MEASURED, as kb_calibration_write
+ * writes one, for a test to alter. */
+static cJSON *file_of(const kb_calibration_stamp *s) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "backend", "cpu");
+    cJSON_AddStringToObject(o, "hardware_id", s->hardware_id);
+    cJSON_AddStringToObject(o, "profile", "p");
+    cJSON_AddStringToObject(o, "kernel", s->kernel);
+    cJSON_AddStringToObject(o, "precision", s->precision);
+    cJSON_AddStringToObject(o, "measured_at", MEASURED);
+    cJSON_AddStringToObject(o, "boot_id", s->boot_id);
+    cJSON_AddStringToObject(o, "device", s->device);
+    cJSON *b = cJSON_AddObjectToObject(o, "build");
+    cJSON_AddStringToObject(b, "kbench_version", s->kbench_version);
+    cJSON_AddStringToObject(b, "compiler", s->compiler);
+    cJSON_AddStringToObject(b, "c_flags", s->c_flags);
+    cJSON_AddStringToObject(b, "build_type", s->build_type);
+    cJSON_AddStringToObject(b, "executable", s->executable);
+    cJSON_AddNumberToObject(o, "peak_gbps", 20.5);
+    cJSON *cases = cJSON_AddArrayToObject(o, "cases");
+    cJSON_AddItemToArray(cases, case_json("copy", COPY_BYTES));
+    cJSON_AddItemToArray(cases, case_json("triad", TRIAD_BYTES));
+    return o;
+}
+
+static const kb_calibration_policy keep = {KB_CALIBRATION_MAX_AGE_S, 0};
+
+/* Writes `file` (taken over) and asks whether a run with s under p at
+ * `now` may reuse it. */
+static int reusable(cJSON *file, const kb_calibration_stamp *s, const kb_calibration_policy *p,
+                    double now, kb_calibration *cal) {
+    char *text = cJSON_Print(file);
+    cJSON_Delete(file);
+    kb_test_join(path, sizeof path, kb_test_tmpdir("calibration_reuse"), "cpu.json");
+    kb_test_write(path, text);
+    free(text);
+    return kb_calibration_reusable(cal, path, "cpu", s, p, now);
+}
+
+/* Ten minutes after MEASURED. */
+static double soon(void) {
+    return kb_calibration_time(MEASURED) + 600.0;
+}
+
+/* The file must be measured again, for the reason `why` (and nothing of it
+ * kept). */
+static void expect_measured_under(cJSON *file, const kb_calibration_stamp *s,
+                                  const kb_calibration_policy *p, double now, const char *why) {
+    kb_calibration cal;
+    ASSERT_INT_EQ(reusable(file, s, p, now, &cal), 0);
+    ASSERT_INT_EQ(cal.reused, 0);
+    ASSERT(!cal.present);
+    ASSERT_NEAR(cal.peak_gbps, 0.0, 0);
+    ASSERT_STR_CONTAINS(cal.why_measured, why);
+    ASSERT(!strchr(cal.why_measured, '\n')); /* one line */
+}
+
+static void expect_measured(cJSON *file, const char *why) {
+    kb_calibration_stamp s = stamp_of();
+    expect_measured_under(file, &s, &keep, soon(), why);
+}
+
+static void test_reuse_fresh(void) {
+    kb_calibration_stamp s = stamp_of();
+    kb_calibration cal;
+    ASSERT_INT_EQ(reusable(file_of(&s), &s, &keep, soon(), &cal), 1);
+    ASSERT_INT_EQ(cal.reused, 1);
+    ASSERT(cal.present);
+    ASSERT_NEAR(cal.peak_gbps, 20.5, 0);
+    ASSERT_NEAR(cal.age_s, 600.0, 0);
+    ASSERT_STR_CONTAINS(cal.file, path);
+    ASSERT_STR_CONTAINS(cal.measured_at, MEASURED);
+    /* a GPU's: the same device */
+    snprintf(s.device, sizeof s.device, "0000:41:00.0");
+    ASSERT_INT_EQ(reusable(file_of(&s), &s, &keep, soon(), &cal), 1);
+}
+
+static void test_reuse_other_boot(void) {
+    kb_calibration_stamp s = stamp_of();
+    cJSON *f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "boot_id", cJSON_CreateString("0a1b2c3d-earlier-boot"));
+    expect_measured(f, "was measured in another boot (its boot_id '0a1b2c3d-earlier-boot', this "
+                       "machine's '5e3f8c1a-boot')");
+}
+
+static void test_reuse_other_hardware(void) {
+    kb_calibration_stamp s = stamp_of();
+    cJSON *f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "hardware_id", cJSON_CreateString("another CPU|8 cpu"));
+    expect_measured(f, "was measured on other hardware (another CPU|8 cpu)");
+    /* the same model of GPU, another one of them */
+    f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "device", cJSON_CreateString("0000:41:00.0"));
+    snprintf(s.device, sizeof s.device, "0000:c1:00.0");
+    expect_measured_under(f, &s, &keep, soon(), "was measured on another device ('0000:41:00.0'");
+}
+
+static void test_reuse_age(void) {
+    kb_calibration_stamp s = stamp_of();
+    const double t = kb_calibration_time(MEASURED);
+    kb_calibration cal;
+    /* as old as allowed: reused; a second older: measured */
+    ASSERT_INT_EQ(reusable(file_of(&s), &s, &keep, t + keep.max_age_s, &cal), 1);
+    ASSERT_NEAR(cal.age_s, keep.max_age_s, 0);
+    expect_measured_under(file_of(&s), &s, &keep, t + keep.max_age_s + 1.0,
+                          "longer ago than KBENCH_CALIBRATION_MAX_AGE allows (12.0 h)");
+    expect_measured_under(file_of(&s), &s, &keep, t + 13 * 3600.0,
+                          "was measured 13.0 h ago, longer ago than KBENCH_CALIBRATION_MAX_AGE");
+    /* a shorter limit */
+    const kb_calibration_policy minute = {60.0, 0};
+    ASSERT_INT_EQ(reusable(file_of(&s), &s, &minute, t + 59.0, &cal), 1);
+    expect_measured_under(file_of(&s), &s, &minute, t + 61.0, "(60 s)");
+}
+
+static void test_reuse_future(void) {
+    kb_calibration_stamp s = stamp_of();
+    expect_measured_under(file_of(&s), &s, &keep, kb_calibration_time(MEASURED) - 5.0,
+                          "was measured at " MEASURED ", 5 s ahead of this machine's clock");
+}
+
+static void test_reuse_other_build(void) {
+    const char *const keys[] = {"kbench_version", "compiler", "c_flags", "build_type",
+                                "executable"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i) {
+        kb_calibration_stamp s = stamp_of();
+        cJSON *f = file_of(&s);
+        cJSON *b = cJSON_GetObjectItemCaseSensitive(f, "build");
+        cJSON_ReplaceItemInObject(b, keys[i], cJSON_CreateString("-O3 -mavx512f"));
+        char want[128];
+        snprintf(want, sizeof want, "by another build of the driver (build.%s '-O3 -mavx512f'",
+                 keys[i]);
+        expect_measured(f, want);
+    }
+}
+
+static void test_reuse_other_cases(void) {
+    kb_calibration_stamp s = stamp_of();
+    cJSON *f = file_of(&s);
+    cJSON *cases = cJSON_GetObjectItemCaseSensitive(f, "cases");
+    cJSON_ReplaceItemInArray(cases, 1, case_json("triad", TRIAD_BYTES / 2));
+    expect_measured(f, "holds other calibration cases (bandwidth fp64: copy default 268435456; "
+                       "triad default 201326592; this run's bandwidth fp64: copy default "
+                       "268435456; triad default 402653184)");
+    f = file_of(&s);
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(f, "cases"), 0);
+    expect_measured(f, "holds other calibration cases");
+    f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "precision", cJSON_CreateString("fp32"));
+    expect_measured(f, "holds other calibration cases (bandwidth fp32:");
+    f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "kernel", cJSON_CreateString("pair"));
+    expect_measured(f, "holds other calibration cases (pair fp64:");
+}
+
+static void test_reuse_missing_fields(void) {
+    kb_calibration_stamp s = stamp_of();
+    struct {
+        const char *object, *key, *why;
+    } const removed[] = {
+        {NULL, "boot_id", "has no 'boot_id': it cannot be told to be of this boot"},
+        {NULL, "device", "field 'device': missing"},
+        {NULL, "build", "field 'build': missing"},
+        {"build", "executable", "field 'build.executable': missing"},
+        {"build", "c_flags", "field 'build.c_flags': missing"},
+        {NULL, "kernel", "field 'kernel': missing"},
+        {NULL, "precision", "field 'precision': missing"},
+        {NULL, "cases", "field 'cases': missing"},
+        {NULL, "peak_gbps", "field 'peak_gbps': missing"},
+        {NULL, "measured_at", "field 'measured_at': missing"},
+    };
+    for (size_t i = 0; i < sizeof removed / sizeof *removed; ++i) {
+        cJSON *f = file_of(&s);
+        cJSON *o = removed[i].object ? cJSON_GetObjectItemCaseSensitive(f, removed[i].object) : f;
+        cJSON_DeleteItemFromObjectCaseSensitive(o, removed[i].key);
+        expect_measured(f, removed[i].why);
+    }
+    cJSON *f = file_of(&s);
+    cJSON_DeleteItemFromObjectCaseSensitive(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(f, "cases"), 1), "bytes");
+    expect_measured(f, "field 'cases[1].bytes': missing");
+}
+
+static void test_reuse_malformed(void) {
+    kb_calibration_stamp s = stamp_of();
+    cJSON *f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "boot_id", cJSON_CreateNumber(3));
+    expect_measured(f, "field 'boot_id': expected a string");
+    f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "build", cJSON_CreateString("today's"));
+    expect_measured(f, "field 'build': expected an object");
+    f = file_of(&s);
+    cJSON_ReplaceItemInArray(cJSON_GetObjectItemCaseSensitive(f, "cases"), 0,
+                             cJSON_CreateString("copy"));
+    expect_measured(f, "field 'cases[0]': expected an object");
+    f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "measured_at", cJSON_CreateString("2026-02-30T00:00:00Z"));
+    expect_measured(f, "field 'measured_at': '2026-02-30T00:00:00Z' is not a UTC time");
+    f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "peak_gbps", cJSON_CreateString("fast"));
+    expect_measured(f, "field 'peak_gbps': expected a number");
+    f = file_of(&s);
+    cJSON_ReplaceItemInObject(f, "backend", cJSON_CreateString("cuda"));
+    expect_measured(f, "field 'backend': the file holds the calibration of backend 'cuda'");
+    f = file_of(&s);
+    cJSON_AddItemToObject(f, "levels", cJSON_CreateNumber(3));
+    expect_measured(f, "field 'levels': expected an array");
+
+    /* not JSON, a directory, no file at all: measured, each saying so */
+    kb_calibration cal;
+    kb_test_join(path, sizeof path, kb_test_tmpdir("calibration_reuse"), "cpu.json");
+    kb_test_write(path, "{\"backend\": \"cpu\",");
+    ASSERT_INT_EQ(kb_calibration_reusable(&cal, path, "cpu", &s, &keep, soon()), 0);
+    ASSERT_STR_CONTAINS(cal.why_measured, path);
+    ASSERT_STR_CONTAINS(cal.why_measured, "malformed JSON");
+    const char *d = kb_test_tmpdir("calibration_reuse_dir");
+    ASSERT_INT_EQ(kb_calibration_reusable(&cal, d, "cpu", &s, &keep, soon()), 0);
+    ASSERT_STR_CONTAINS(cal.why_measured, "is a directory");
+    kb_test_join(path, sizeof path, kb_test_tmpdir("calibration_reuse_none"), "cpu.json");
+    ASSERT_INT_EQ(kb_calibration_reusable(&cal, path, "cpu", &s, &keep, soon()), 0);
+    ASSERT_STR_CONTAINS(cal.why_measured, "no calibration at ");
+    ASSERT_STR_CONTAINS(cal.why_measured, path);
+}
+
+static void test_reuse_never_or_forced(void) {
+    kb_calibration_stamp s = stamp_of();
+    const kb_calibration_policy never = {0.0, 0}, forced = {KB_CALIBRATION_MAX_AGE_S, 1};
+    expect_measured_under(file_of(&s), &s, &never, soon(), "KBENCH_CALIBRATION_MAX_AGE=0");
+    expect_measured_under(file_of(&s), &s, &forced, soon(), "KBENCH_RECALIBRATE=1");
+    /* this run cannot tell its boot or build: nothing is reused */
+    snprintf(s.unknown, sizeof s.unknown, "this machine's boot is unknown (no /proc)");
+    expect_measured_under(file_of(&s), &s, &keep, soon(), "this machine's boot is unknown");
+}
+
+/* What the driver reads of this machine and itself. */
+static void test_stamp_of_this_run(void) {
+    kb_calibration_stamp a, b;
+    kb_calibration_stamp_init(&a, "hw", "", "bandwidth", "fp64");
+    kb_calibration_stamp_init(&b, "hw", "", "bandwidth", "fp64");
+    ASSERT_INT_EQ(strlen(a.unknown), 0); /* both readable here */
+    ASSERT(strlen(a.boot_id) > 0);
+    ASSERT(!strchr(a.boot_id, '\n'));
+    ASSERT_STR_CONTAINS(a.executable, "fnv1a64:");
+    ASSERT_INT_EQ(strlen(a.executable), strlen("fnv1a64:") + 16);
+    ASSERT(strcmp(a.boot_id, b.boot_id) == 0);
+    ASSERT(strcmp(a.executable, b.executable) == 0);
+    ASSERT(strlen(a.kbench_version) > 0);
+    /* cases in order, with their bytes */
+    kb_calibration_stamp_case(&a, "copy", "default", COPY_BYTES);
+    kb_calibration_stamp_case(&a, "triad", "vendor+cold", 1.0);
+    ASSERT_STR_CONTAINS(a.cases, "copy default 268435456; triad vendor+cold 1");
+    /* more cases than the stamp holds: nothing can be reused */
+    for (int i = 0; i < 200; ++i) kb_calibration_stamp_case(&b, "a_long_case_name", "v", 1e9);
+    ASSERT_STR_CONTAINS(b.unknown, "too many calibration cases");
+}
+
+static void test_policy_env(void) {
+    kb_calibration_policy p;
+    kb_err err = {{0}};
+    unsetenv("KBENCH_RECALIBRATE");
+    unsetenv("KBENCH_CALIBRATION_MAX_AGE");
+    ASSERT_INT_EQ(kb_calibration_policy_env(&p, &err), 0);
+    ASSERT_NEAR(p.max_age_s, KB_CALIBRATION_MAX_AGE_S, 0);
+    ASSERT_INT_EQ(p.forced, 0);
+    setenv("KBENCH_RECALIBRATE", "1", 1);
+    setenv("KBENCH_CALIBRATION_MAX_AGE", "600", 1);
+    ASSERT_INT_EQ(kb_calibration_policy_env(&p, &err), 0);
+    ASSERT_NEAR(p.max_age_s, 600.0, 0);
+    ASSERT_INT_EQ(p.forced, 1);
+    setenv("KBENCH_RECALIBRATE", "0", 1);
+    setenv("KBENCH_CALIBRATION_MAX_AGE", "0", 1);
+    ASSERT_INT_EQ(kb_calibration_policy_env(&p, &err), 0);
+    ASSERT_NEAR(p.max_age_s, 0.0, 0);
+    ASSERT_INT_EQ(p.forced, 0);
+    setenv("KBENCH_RECALIBRATE", "yes", 1);
+    ASSERT_INT_EQ(kb_calibration_policy_env(&p, &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "KBENCH_RECALIBRATE: 'yes' is not 0 or 1");
+    unsetenv("KBENCH_RECALIBRATE");
+    const char *const bad[] = {"-1", "12h", "inf", "nan", "1e999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        setenv("KBENCH_CALIBRATION_MAX_AGE", bad[i], 1);
+        ASSERT_INT_EQ(kb_calibration_policy_env(&p, &err), -1);
+        ASSERT_STR_CONTAINS(err.msg, "KBENCH_CALIBRATION_MAX_AGE: '");
+        ASSERT_STR_CONTAINS(err.msg, bad[i]);
+    }
+    unsetenv("KBENCH_CALIBRATION_MAX_AGE");
 }
 
 int main(void) {
@@ -264,5 +625,19 @@ int main(void) {
     RUN_TEST(test_bad_compute);
     RUN_TEST(test_bad_sweep);
     RUN_TEST(test_roofs_round_trip);
+    RUN_TEST(test_time);
+    RUN_TEST(test_age_text);
+    RUN_TEST(test_reuse_fresh);
+    RUN_TEST(test_reuse_other_boot);
+    RUN_TEST(test_reuse_other_hardware);
+    RUN_TEST(test_reuse_age);
+    RUN_TEST(test_reuse_future);
+    RUN_TEST(test_reuse_other_build);
+    RUN_TEST(test_reuse_other_cases);
+    RUN_TEST(test_reuse_missing_fields);
+    RUN_TEST(test_reuse_malformed);
+    RUN_TEST(test_reuse_never_or_forced);
+    RUN_TEST(test_stamp_of_this_run);
+    RUN_TEST(test_policy_env);
     return kb_test_summary();
 }

@@ -698,6 +698,99 @@ static void test_accuracy_drift(void) {
     ASSERT_STR_CONTAINS(why, "rmse drifted");
 }
 
+/* The accepted forms of KBENCH_ACCURACY_DRIFT and what each sets. */
+static void test_drift_parse(void) {
+    double a = 7, r = 7;
+    kb_err err;
+    ASSERT_INT_EQ(kb_gate_parse_drift("1e-3", &a, &r, "V", &err), 0);
+    ASSERT_NEAR(a, 1e-3, 0);
+    ASSERT(r < 0.0);
+    ASSERT_INT_EQ(kb_gate_parse_drift("abs:0", &a, &r, "V", &err), 0);
+    ASSERT_NEAR(a, 0.0, 0);
+    ASSERT(r < 0.0);
+    ASSERT_INT_EQ(kb_gate_parse_drift("rel:0.5", &a, &r, "V", &err), 0);
+    ASSERT(a < 0.0);
+    ASSERT_NEAR(r, 0.5, 0);
+    ASSERT_INT_EQ(kb_gate_parse_drift("50%", &a, &r, "V", &err), 0);
+    ASSERT(a < 0.0);
+    ASSERT_NEAR(r, 0.5, 0);
+    ASSERT_INT_EQ(kb_gate_parse_drift(".5%", &a, &r, "V", &err), 0);
+    ASSERT_NEAR(r, 0.005, 1e-18);
+    ASSERT_INT_EQ(kb_gate_parse_drift("1e-20,rel:0.5", &a, &r, "V", &err), 0);
+    ASSERT_NEAR(a, 1e-20, 0);
+    ASSERT_NEAR(r, 0.5, 0);
+    ASSERT_INT_EQ(kb_gate_parse_drift("10%,abs:1e-12", &a, &r, "V", &err), 0);
+    ASSERT_NEAR(a, 1e-12, 0);
+    ASSERT_NEAR(r, 0.1, 1e-17);
+    const char *bad[] = {
+        "",       "-1",        "rel:-0.5",     "rel:",          "abs:",  "x",
+        "1e-3 ",  " 1e-3",     "inf",          "nan",           "0x10",  "rel:50%",
+        "abs:5%", "50 %",      "1e31",         "1e-3,",         ",1e-3", "1e-3,,rel:1",
+        "%",      "rel:1e999", "1e-3;rel:0.5", "1e-3,rel:0.5,1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        err.msg[0] = '\0';
+        ASSERT_INT_EQ(kb_gate_parse_drift(bad[i], &a, &r, "KBENCH_ACCURACY_DRIFT", &err), -1);
+        ASSERT_STR_CONTAINS(err.msg, "KBENCH_ACCURACY_DRIFT: '");
+        ASSERT_STR_CONTAINS(err.msg, bad[i]);
+    }
+    ASSERT_INT_EQ(kb_gate_parse_drift("1e-3,2e-3", &a, &r, "--accuracy-drift", &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "--accuracy-drift: '1e-3,2e-3' gives two absolute limits");
+    ASSERT_INT_EQ(kb_gate_parse_drift("rel:1,50%", &a, &r, "--accuracy-drift", &err), -1);
+    ASSERT_STR_CONTAINS(err.msg, "gives two relative limits");
+}
+
+/* A relative drift scales with the baseline's RMSE: an fp64 kernel's
+ * 2e-14 may move by 1e-14 at rel:0.5, where 1e-3 would let it move by
+ * eleven orders of magnitude. */
+static void test_accuracy_drift_relative(void) {
+    kb_gate_cfg cfg = kb_gate_defaults();
+    cfg.accuracy_drift = -1.0;
+    cfg.accuracy_drift_rel = 0.5;
+    kb_tolerance loose = {1, 1e-1, -1.0};
+    char why[1024];
+    kb_baseline_entry b = {.rmse = 2e-14};
+    kb_accuracy acc = {.n = 10, .n_compared = 10, .rmse = 2.9e-14};
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
+    acc.rmse = 1.1e-14;
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
+    acc.rmse = 3.1e-14;
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
+    ASSERT_STR_CONTAINS(why, "rmse drifted from the baseline's 2.000e-14 by 1.100e-14 "
+                             "(allowed 1.000e-14: 50 % of the baseline's rmse)");
+    acc.rmse = 0.9e-14; /* better by more than half also moves */
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
+    /* the default absolute 1e-3 lets the same drift through */
+    cfg = kb_gate_defaults();
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
+
+    /* relative alone: an exact baseline allows no drift at all */
+    cfg.accuracy_drift = -1.0;
+    cfg.accuracy_drift_rel = 0.5;
+    b.rmse = 0.0;
+    acc.rmse = 0.0;
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
+    acc.rmse = 1e-300;
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
+    /* both: a drift fails only beyond both limits (the larger allowed) */
+    cfg.accuracy_drift = 1e-20;
+    ASSERT_NEAR(kb_gate_drift_allowed(&cfg, 0.0), 1e-20, 0);
+    ASSERT_NEAR(kb_gate_drift_allowed(&cfg, 2e-14), 1e-14, 0);
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
+    acc.rmse = 2e-20;
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
+    ASSERT_STR_CONTAINS(why, "(allowed 1.000e-20: 1e-20 or 50 % of the baseline's rmse, "
+                             "whichever is larger)");
+    b.rmse = 2e-14;
+    acc.rmse = 2.9e-14;
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
+    acc.rmse = 3.1e-14;
+    ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
+    /* a NaN rmse never passes a drift rule */
+    acc.rmse = NAN;
+    ASSERT(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why) >= 1);
+    ASSERT_STR_CONTAINS(why, "rmse drifted");
+}
+
 static void test_accuracy_counts_every_rule(void) {
     kb_gate_cfg cfg = kb_gate_defaults();
     char why[2048];
@@ -807,6 +900,8 @@ int main(void) {
     RUN_TEST(test_accuracy_max_abs_over);
     RUN_TEST(test_accuracy_unwritten_and_nonfinite);
     RUN_TEST(test_accuracy_drift);
+    RUN_TEST(test_drift_parse);
+    RUN_TEST(test_accuracy_drift_relative);
     RUN_TEST(test_accuracy_counts_every_rule);
     RUN_TEST(test_poison_counts_unwritten_all_precisions);
     RUN_TEST(test_accuracy_accumulates_tensors);

@@ -1,6 +1,7 @@
 /* kernel.json manifests: loading case lists and sweeps, the FLOP and byte
  * counts, and an error naming the file and the field for every kind of
  * malformed input. */
+#include "affinity.h"
 #include "kb_test.h"
 #include "manifest.h"
 
@@ -420,6 +421,91 @@ static void test_counts_positive_and_finite_everywhere(void) {
     ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
 }
 
+/* "transcendentals": elementary-function calls counted at their cost. The
+ * figures' flops are the expression's plus count x flops_each; a variant's
+ * entry replaces the kernel's. */
+#define TRANSC(count, each)                                                                        \
+    "\"transcendentals\": {\"count\": \"" count "\", \"flops_each\": " each "}"
+
+#define TRANSC_VARIANTS "\"variants\": {\"libm\": {" TRANSC("batch*seq", "40") "}, \"fast\": {}}"
+
+static void test_transcendentals(void) {
+    kb_err err = {{0}};
+    fixture("manifest_transcendentals",
+            WITH_CASES(CASES ", " TRANSC("2*batch*seq", "22.5") ", " TRANSC_VARIANTS));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    if (err.msg[0]) printf("%s\n", err.msg);
+    const kb_case *c = kb_manifest_find_case(&m, "small"); /* batch 2, seq 128 */
+    ASSERT(c != NULL);
+    if (!c) return;
+    kb_counts k;
+    ASSERT_INT_EQ(kb_manifest_case_counts(&m, c, KB_FP16, NULL, &k, &err), 0);
+    ASSERT(k.has_transcendentals);
+    ASSERT_NEAR(k.flops_arith, 4.0 * 256, 0);
+    ASSERT_NEAR(k.transcendentals, 2.0 * 256, 0);
+    ASSERT_NEAR(k.flops_each, 22.5, 0);
+    ASSERT_NEAR(k.flops, 4.0 * 256 + 2.0 * 256 * 22.5, 0);
+    ASSERT_NEAR(k.bytes, 2.0 * 256 * 2, 0);
+    double flops = 0, bytes = 0; /* the totals every figure uses */
+    ASSERT_INT_EQ(kb_manifest_counts(&m, c, KB_FP16, NULL, &flops, &bytes, &err), 0);
+    ASSERT_NEAR(flops, k.flops, 0);
+    ASSERT_INT_EQ(kb_manifest_case_counts(&m, c, KB_FP32, "libm", &k, &err), 0);
+    ASSERT_NEAR(k.transcendentals, 256, 0);
+    ASSERT_NEAR(k.flops, 4.0 * 256 + 256 * 40.0, 0);
+    ASSERT_INT_EQ(kb_manifest_case_counts(&m, c, KB_FP32, "fast", &k, &err), 0);
+    ASSERT_NEAR(k.flops_each, 22.5, 0); /* the kernel's */
+    /* without the key: flops is the expression alone */
+    fixture("manifest_no_transcendentals", WITH_CASES(CASES));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    ASSERT_INT_EQ(kb_manifest_case_counts(&m, &m.cases[0], KB_FP32, NULL, &k, &err), 0);
+    ASSERT(!k.has_transcendentals);
+    ASSERT_NEAR(k.flops, k.flops_arith, 0);
+    ASSERT_NEAR(k.transcendentals, 0, 0);
+    /* flops_each 0 and a count of 0 are counts; notes are free */
+    fixture("manifest_transcendentals_zero",
+            WITH_CASES(CASES ", \"transcendentals\": {\"count\": \"0*batch\", \"flops_each\": "
+                             "0, \"flops_each_note\": \"a polynomial of degree 6\"}"));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+}
+
+static void test_bad_transcendentals(void) {
+    expect_error(WITH_CASES(CASES ", \"transcendentals\": 20"),
+                 "field 'transcendentals': expected an object with 'count' and 'flops_each'");
+    expect_error(WITH_CASES(CASES ", \"transcendentals\": {\"flops_each\": 20}"),
+                 "field 'transcendentals.count': missing");
+    expect_error(WITH_CASES(CASES ", \"transcendentals\": {\"count\": \"batch\"}"),
+                 "field 'transcendentals.flops_each': missing");
+    expect_error(WITH_CASES(CASES ", \"transcendentals\": {\"count\": 5, \"flops_each\": 20}"),
+                 "field 'transcendentals.count': expected a string");
+    expect_error(WITH_CASES(CASES ", " TRANSC("batch", "\"20\"")),
+                 "field 'transcendentals.flops_each': expected a number");
+    expect_error(WITH_CASES(CASES ", " TRANSC("batch", "true")),
+                 "field 'transcendentals.flops_each': expected a number");
+    expect_error(WITH_CASES(CASES ", " TRANSC("batch", "-1")),
+                 "field 'transcendentals.flops_each': -1 is negative");
+    expect_error(WITH_CASES(CASES ", " TRANSC("batch", "1e999")),
+                 "field 'transcendentals.flops_each'");
+    expect_error(WITH_CASES(CASES ", " TRANSC("", "20")), "field 'transcendentals.count': empty");
+    expect_error(WITH_CASES(CASES ", " TRANSC("batch *", "20")),
+                 "field 'transcendentals.count' for case 'small' (fp32)");
+    expect_error(WITH_CASES(CASES ", " TRANSC("hidden", "20")),
+                 "field 'transcendentals.count' for case 'small'");
+    expect_error(WITH_CASES(CASES ", " TRANSC("batch - 3", "20")),
+                 "field 'transcendentals.count' for case 'small'");
+    expect_error(WITH_CASES(CASES ", \"transcendentals\": {\"count\": \"batch\", \"flops_each\": "
+                                  "20, \"flops\": 1}"),
+                 "field 'transcendentals.flops': unknown field");
+    /* each part in range, the total past what a count may be */
+    expect_error(WITH_CASES(CASES ", " TRANSC("batch*1e18", "10")),
+                 "field 'transcendentals' for case 'small'");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"v\": {" TRANSC("batch", "-2") "}}"),
+                 "field 'variants.v.transcendentals.flops_each'");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"v\": {\"transcendentals\": []}}"),
+                 "field 'variants.v.transcendentals': expected an object");
+    expect_error(WITH_CASES(CASES ", \"variants\": {\"v\": {" TRANSC("seq / 0", "2") "}}"),
+                 "field 'variants.v.transcendentals.count' for case 'small'");
+}
+
 static void test_tolerance_bounds(void) {
     expect_error("{" NAME ", " COUNTS ", " BACKENDS ", " PRECS
                  ", \"tolerance\": {\"fp32\": {\"rmse\": 1, \"max_abs\": -1}, \"fp16\": "
@@ -516,6 +602,102 @@ static void test_not_objects(void) {
     ASSERT_STR_CONTAINS(err.msg, "is a directory");
 }
 
+/* "threads": one count for every case, a list expanding every case into
+ * one per count (named <case>_t<count>, <case>_tall for "all"), and a
+ * case's own value replacing the kernel's. */
+static void test_threads(void) {
+    kb_err err = {{0}};
+    const int all = kb_affinity_start()->n > 0 ? kb_affinity_start()->n : 1;
+    fixture("manifest_threads", WITH_CASES(CASES));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    ASSERT_INT_EQ(kb_case_threads(&m.cases[0]), 1); /* not given: one thread */
+
+    fixture("manifest_threads", WITH_CASES("\"threads\": 4, " CASES));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    ASSERT_INT_EQ(m.n_cases, 2);
+    ASSERT(strcmp(m.cases[0].name, "small") == 0); /* one count: the name stays */
+    ASSERT_INT_EQ(kb_case_threads(&m.cases[0]), 4);
+    ASSERT_INT_EQ(kb_case_threads(&m.cases[1]), 4);
+
+    fixture("manifest_threads", WITH_CASES("\"threads\": [1, 4, \"all\"], " CASES));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    if (err.msg[0]) printf("%s\n", err.msg);
+    ASSERT_INT_EQ(m.n_cases, 6);
+    const char *names[] = {"small_t1", "small_t4", "small_tall",
+                           "large_t1", "large_t4", "large_tall"};
+    const int counts[] = {1, 4, all, 1, 4, all};
+    for (int i = 0; i < 6 && i < m.n_cases; ++i) {
+        ASSERT(strcmp(m.cases[i].name, names[i]) == 0);
+        ASSERT_INT_EQ(kb_case_threads(&m.cases[i]), counts[i]);
+        ASSERT_INT_EQ(m.cases[i].threads_all, i % 3 == 2);
+        int64_t v = 0; /* the dims go with every copy */
+        ASSERT(kb_case_find_dim(&m.cases[i], "seq", &v) == 0 && v == (i < 3 ? 128 : 4096));
+    }
+
+    /* a sweep's cases and the full set expand alike; a case's own value wins */
+    fixture("manifest_threads",
+            WITH_CASES("\"threads\": [2, 8], \"sweep\": {\"batch\": [16], \"seq\": [256]}, "
+                       "\"cases\": [{\"name\": \"one\", \"dims\": {\"batch\": 1, \"seq\": 1}, "
+                       "\"threads\": \"all\"}], \"full\": {\"cases\": [{\"name\": \"big\", "
+                       "\"dims\": {\"batch\": 64, \"seq\": 64}}]}"));
+    ASSERT_INT_EQ(kb_manifest_load(&m, path, &err), 0);
+    if (err.msg[0]) printf("%s\n", err.msg);
+    ASSERT_INT_EQ(m.n_cases, 5);
+    ASSERT(kb_manifest_find_case(&m, "one") != NULL);
+    ASSERT_INT_EQ(kb_case_threads(kb_manifest_find_case(&m, "one")), all);
+    ASSERT(kb_manifest_find_case(&m, "batch16_seq256_t2") != NULL);
+    ASSERT(kb_manifest_find_case(&m, "batch16_seq256_t8") != NULL);
+    const kb_case *big = kb_manifest_find_case(&m, "big_t8");
+    ASSERT(big && big->full && kb_case_threads(big) == 8);
+    ASSERT(kb_manifest_find_case(&m, "big_t2") != NULL);
+}
+
+/* Every bad value of "threads" is refused naming the file and the field. */
+static void test_bad_threads(void) {
+    static const struct {
+        const char *threads, *want;
+    } bad[] = {
+        {"0", "field 'threads': 0 is not a thread count"},
+        {"-2", "field 'threads': -2 is not a thread count"},
+        {"1.5", "field 'threads': 1.5 is not a thread count"},
+        {"1025", "field 'threads': 1025 is not a thread count"},
+        {"1e300", "is not a thread count"},
+        {"true", "field 'threads': expected a thread count"},
+        {"null", "field 'threads': expected a thread count"},
+        {"{}", "field 'threads': expected a thread count"},
+        {"\"4\"", "field 'threads': \"4\" is not a thread count"},
+        {"\"All\"", "field 'threads': \"All\" is not a thread count"},
+        {"[]", "field 'threads': an empty list"},
+        {"[1, 0]", "field 'threads[1]': 0 is not a thread count"},
+        {"[1, [2]]", "field 'threads[1]': expected a thread count"},
+        {"[2, 4, 2]", "field 'threads[2]': 2 is listed twice (also as 'threads[0]')"},
+        {"[\"all\", 2, \"all\"]", "field 'threads[2]': \"all\" is listed twice"},
+        {"[1, 2, 3, 4, 5, 6, 7, 8, 9]", "field 'threads': 9 thread counts, more than 8"},
+    };
+    char text[2048];
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        snprintf(text, sizeof text, WITH_CASES("\"threads\": %s, " CASES), bad[i].threads);
+        expect_error(text, bad[i].want);
+        /* the same in a case of its own */
+        snprintf(text, sizeof text,
+                 WITH_CASES("\"cases\": [{\"name\": \"c\", \"dims\": {\"batch\": 1, \"seq\": "
+                            "1}, \"threads\": %s}]"),
+                 bad[i].threads);
+        expect_error(text, "field 'cases[0].threads");
+    }
+    /* a name the count makes too long, and one that collides */
+    expect_error(WITH_CASES("\"threads\": [1, 16], \"cases\": [{\"name\": "
+                            "\"c23456789012345678901234567890123456789012345678901234567890\", "
+                            "\"dims\": {\"batch\": 1, \"seq\": 1}}]"),
+                 "field 'cases[0]': case "
+                 "'c23456789012345678901234567890123456789012345678901234567890' with its thread "
+                 "count ('_t16') makes a name longer than 63 characters");
+    expect_error(WITH_CASES("\"threads\": [1, 2], \"cases\": [{\"name\": \"a_t2\", \"dims\": "
+                            "{\"batch\": 1, \"seq\": 1}, \"threads\": 1}, {\"name\": \"a\", "
+                            "\"dims\": {\"batch\": 1, \"seq\": 1}}]"),
+                 "case name 'a_t2' appears twice");
+}
+
 /* Configure reads the manifest too (cmake/KbenchKernels.cmake): the same
  * inputs must fail there with the file and the field named. */
 static void expect_configure_error(const char *text, const char *want) {
@@ -586,6 +768,8 @@ static void test_configure_rejects_what_the_driver_rejects(void) {
         "{\"name\": \"a/b\", \"backends\": [\"cpu\"], \"precisions\": [\"fp32\"]}", "field 'name'");
     expect_configure_error("{" CMAKE_OK ", \"timeout\": 0}", "field 'timeout'");
     expect_configure_error("{" CMAKE_OK "} trailing", "malformed JSON");
+    expect_configure_error("{" CMAKE_OK ", \"transcendental\": {}}",
+                           "field 'transcendental': unknown key");
 }
 
 int main(void) {
@@ -611,11 +795,15 @@ int main(void) {
     RUN_TEST(test_dim_far_out_of_range);
     RUN_TEST(test_calibration_overflow_and_duplicates);
     RUN_TEST(test_counts_positive_and_finite_everywhere);
+    RUN_TEST(test_transcendentals);
+    RUN_TEST(test_bad_transcendentals);
     RUN_TEST(test_tolerance_bounds);
     RUN_TEST(test_duplicates_refused);
     RUN_TEST(test_names_are_safe);
     RUN_TEST(test_unknown_fields);
     RUN_TEST(test_not_objects);
+    RUN_TEST(test_threads);
+    RUN_TEST(test_bad_threads);
     RUN_TEST(test_configure_rejects_what_the_driver_rejects);
     return kb_test_summary();
 }

@@ -70,6 +70,8 @@ static void test_defaults(void) {
     kb_gate_cfg g = kb_gate_defaults(); /* compared field by field: the struct has padding */
     ASSERT_NEAR(o.gate.latency_tol, g.latency_tol, 0);
     ASSERT_NEAR(o.gate.accuracy_drift, g.accuracy_drift, 0);
+    ASSERT_NEAR(o.gate.accuracy_drift, 1e-3, 0);
+    ASSERT(o.gate.accuracy_drift_rel < 0.0); /* absolute only, as before */
     ASSERT_INT_EQ(o.gate.confirm_rounds, g.confirm_rounds);
     ASSERT_NEAR(o.gate.alpha, g.alpha, 0);
     ASSERT_INT_EQ(o.record_rounds, 5);
@@ -165,6 +167,35 @@ static void test_empty_env_is_unset(void) {
     clear_env();
 }
 
+/* KBENCH_ACCURACY_DRIFT and --accuracy-drift take a relative limit, an
+ * absolute one or both; the option replaces the variable whole. */
+static void test_accuracy_drift_forms(void) {
+    kb_options o;
+    kb_err err;
+    clear_env();
+    setenv("KBENCH_ACCURACY_DRIFT", "rel:0.5", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT(o.gate.accuracy_drift < 0.0);
+    ASSERT_NEAR(o.gate.accuracy_drift_rel, 0.5, 0);
+    setenv("KBENCH_ACCURACY_DRIFT", "25%", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT_NEAR(o.gate.accuracy_drift_rel, 0.25, 0);
+    setenv("KBENCH_ACCURACY_DRIFT", "1e-20,rel:0.5", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), 0);
+    ASSERT_NEAR(o.gate.accuracy_drift, 1e-20, 0);
+    ASSERT_NEAR(o.gate.accuracy_drift_rel, 0.5, 0);
+    ASSERT_INT_EQ(parse(&o, &err, "--accuracy-drift", "2e-3", NULL), 0);
+    ASSERT_NEAR(o.gate.accuracy_drift, 2e-3, 0);
+    ASSERT(o.gate.accuracy_drift_rel < 0.0);
+    /* a relative limit alone warns of nothing: it follows the baseline */
+    ASSERT_INT_EQ(parse(&o, &err, "--accuracy-drift", "rel:5", NULL), 0);
+    ASSERT_INT_EQ(o.warning[0], '\0');
+    setenv("KBENCH_ACCURACY_DRIFT", "rel:0.5,rel:0.1", 1);
+    ASSERT_INT_EQ(parse(&o, &err, NULL), -1);
+    ASSERT_STR_CONTAINS(err.msg, "KBENCH_ACCURACY_DRIFT: 'rel:0.5,rel:0.1' gives two relative");
+    clear_env();
+}
+
 static void test_option_overrides_env(void) {
     kb_options o;
     kb_err err;
@@ -209,6 +240,11 @@ static void test_invalid_env(void) {
     expect_env_error("KBENCH_UPDATE_BASELINES", "yes");
     expect_env_error("KBENCH_UPDATE_BASELINES", "true");
     expect_env_error("KBENCH_ACCURACY_DRIFT", "-1");
+    expect_env_error("KBENCH_ACCURACY_DRIFT", "rel:-0.5");
+    expect_env_error("KBENCH_ACCURACY_DRIFT", "rel:x");
+    expect_env_error("KBENCH_ACCURACY_DRIFT", "50 %");
+    expect_env_error("KBENCH_ACCURACY_DRIFT", "1e-3,2e-3");
+    expect_env_error("KBENCH_ACCURACY_DRIFT", "inf");
     expect_env_error("KBENCH_SEED", "-1");
     expect_env_error("KBENCH_SEED", "12abc");
     expect_env_error("KBENCH_SEED", "99999999999999999999999"); /* over 2^64 */
@@ -236,7 +272,8 @@ static void test_invalid_values(void) {
     expect_value_error("--target-ci", "2", "is not a number in [0, 1]");
     expect_value_error("--confirm-rounds", "16", "is not a number in [0, 15]");
     expect_value_error("--latency-tolerance", "inf", "is not a number");
-    expect_value_error("--accuracy-drift", "1e-3e", "is not a number");
+    expect_value_error("--accuracy-drift", "1e-3e", "is not an accuracy drift");
+    expect_value_error("--accuracy-drift", "", "is not an accuracy drift");
     expect_value_error("--ab-ref", "", "the name is empty");
 }
 
@@ -471,6 +508,7 @@ int main(void) {
     RUN_TEST(test_short_options_and_forms);
     RUN_TEST(test_environment);
     RUN_TEST(test_empty_env_is_unset);
+    RUN_TEST(test_accuracy_drift_forms);
     RUN_TEST(test_option_overrides_env);
     RUN_TEST(test_invalid_env);
     RUN_TEST(test_invalid_values);

@@ -1,8 +1,12 @@
 /* kb_roofline_of: which level a case's footprint lives in, what bounds it,
- * and its figure against the attainable rate, on made-up roofs. */
+ * and its figure against the attainable rate, on made-up roofs; and a
+ * manifest's transcendentals, counted at their cost, moving a case's bound. */
 #include "kb_test.h"
+#include "machine.h"
+#include "manifest.h"
 #include "roofline.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* L1 32 KiB at 200 GB/s, L2 1 MiB at 100, DRAM at 20; fp32 100 GFLOP/s,
@@ -108,6 +112,77 @@ static void test_no_roofline(void) {
     ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 1e6, 1e3, 0, 0.0, &rl), 0);
 }
 
+/* An elementwise exp over n = 16384 floats: 128 KiB in and out, in L2.
+ * `counts` is the manifest's flops and, where given, its transcendentals. */
+static kb_counts exp_counts(const char *name, const char *counts) {
+    static kb_manifest m; /* large: keep it off the stack */
+    char path[1024], text[1024];
+    kb_test_join(path, sizeof path, kb_test_tmpdir(name), "kernel.json");
+    snprintf(text, sizeof text,
+             "{\"name\": \"vexp\", \"backends\": [\"cpu\"], \"precisions\": [\"fp32\"],"
+             " \"tolerance\": {\"fp32\": {\"rmse\": 1e-6}}, \"bytes\": \"2*n*elem\", %s,"
+             " \"cases\": [{\"name\": \"n16k\", \"dims\": {\"n\": 16384}}]}",
+             counts);
+    kb_test_write(path, text);
+    kb_counts k = {0};
+    kb_err err = {{0}};
+    if (kb_manifest_load(&m, path, &err) != 0 ||
+        kb_manifest_case_counts(&m, &m.cases[0], KB_FP32, NULL, &k, &err) != 0)
+        KB_TEST_FAIL("%s", err.msg);
+    return k;
+}
+
+/* One flop per exp puts the case at 0.125 flop/byte, under the L2 roof
+ * (balance 1 here); counting each exp at the 20 flops its evaluation takes
+ * puts it at 2.5, under the compute roof: a median of 5.24 us is 25 % of
+ * the first and 62.5 % of the second. The gate's probe follows: at a
+ * balance of 0.5 the first is memory-bound (normalised by the streaming
+ * figures), the second compute-bound (by the multiply-add figures). */
+static void test_transcendentals_move_the_bound(void) {
+    kb_roofs r = roofs();
+    kb_roofline rl;
+    const double median_ms = 0.00524288;
+    kb_counts one = exp_counts("roofline_exp_one", "\"flops\": \"n\"");
+    ASSERT_NEAR(one.flops, 16384.0, 0);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, one.flops, one.bytes, one.bytes, 0, median_ms, &rl),
+                  1);
+    ASSERT(strcmp(rl.bound, "L2") == 0);
+    ASSERT_NEAR(rl.intensity, 0.125, 1e-12);
+    ASSERT_NEAR(rl.attainable_gflops, 12.5, 1e-9);
+    ASSERT_NEAR(rl.pct, 25.0, 1e-9);
+
+    kb_counts costed =
+        exp_counts("roofline_exp_costed",
+                   "\"flops\": \"0\", \"transcendentals\": {\"count\": \"n\", \"flops_each\": 20}");
+    ASSERT(costed.has_transcendentals);
+    ASSERT_NEAR(costed.flops_arith, 0.0, 0);
+    ASSERT_NEAR(costed.transcendentals, 16384.0, 0);
+    ASSERT_NEAR(costed.flops_each, 20.0, 0);
+    ASSERT_NEAR(costed.flops, 327680.0, 0);
+    ASSERT_NEAR(costed.bytes, one.bytes, 0);
+    ASSERT_INT_EQ(
+        kb_roofline_of(&r, KB_FP32, costed.flops, costed.bytes, costed.bytes, 0, median_ms, &rl),
+        1);
+    ASSERT(strcmp(rl.bound, "compute") == 0);
+    ASSERT(strcmp(rl.level, "L2") == 0);
+    ASSERT_NEAR(rl.intensity, 2.5, 1e-12);
+    ASSERT_NEAR(rl.attainable_gflops, 100.0, 1e-9);
+    ASSERT_NEAR(rl.pct, 62.5, 1e-9);
+
+    kb_probe_reading probe = {{0}};
+    probe.v[KB_PROBE_SCALE] = 40.0;
+    probe.v[KB_PROBE_MADD] = 20.0;
+    double intensity, balance;
+    kb_probe_kind figs[KB_PROBE_N];
+    ASSERT_INT_EQ(kb_bound_of(one.bytes, one.flops, &probe, &intensity, &balance), KB_BOUND_MEMORY);
+    ASSERT_INT_EQ(kb_drift_figures(KB_BOUND_MEMORY, kb_near_ridge(intensity, balance), figs), 2);
+    ASSERT_INT_EQ(figs[0], KB_PROBE_SCALE);
+    ASSERT_INT_EQ(kb_bound_of(costed.bytes, costed.flops, &probe, &intensity, &balance),
+                  KB_BOUND_COMPUTE);
+    ASSERT_INT_EQ(kb_drift_figures(KB_BOUND_COMPUTE, kb_near_ridge(intensity, balance), figs), 2);
+    ASSERT_INT_EQ(figs[0], KB_PROBE_MADD);
+}
+
 int main(void) {
     RUN_TEST(test_level_is_the_smallest_that_holds_the_footprint);
     RUN_TEST(test_zero_flops_uses_time);
@@ -115,5 +190,6 @@ int main(void) {
     RUN_TEST(test_memory_bound);
     RUN_TEST(test_matrix_roof_when_larger);
     RUN_TEST(test_no_roofline);
+    RUN_TEST(test_transcendentals_move_the_bound);
     return kb_test_summary();
 }

@@ -53,6 +53,16 @@ static void test_gated(void) {
     ASSERT(!kb_latency_verdict_gated(KB_LAT_PENDING));
 }
 
+/* A comparison that could not decide is worded as undecided, never as ok:
+ * its text starts with its name. */
+static void test_undecided_not_ok(void) {
+    const kb_latency_verdict undecided[] = {KB_LAT_INCONCLUSIVE, KB_LAT_PENDING};
+    for (size_t i = 0; i < sizeof undecided / sizeof *undecided; ++i) {
+        const char *name = kb_latency_verdict_name(undecided[i]);
+        ASSERT(strncmp(kb_latency_verdict_text(undecided[i]), name, strlen(name)) == 0);
+    }
+}
+
 static void test_unknown(void) {
     kb_latency_verdict v = KB_LAT_OK;
     ASSERT_INT_EQ(kb_latency_verdict_parse("passed", &v), -1);
@@ -89,6 +99,7 @@ int main(void) {
     RUN_TEST(test_texts_not_empty);
     RUN_TEST(test_fail_text_matches_flag);
     RUN_TEST(test_gated);
+    RUN_TEST(test_undecided_not_ok);
     RUN_TEST(test_unknown);
     RUN_TEST(test_names_list);
     return kb_test_summary();

@@ -4,8 +4,10 @@
 # that is no commit (one with a space, one like an option, an empty one) exit
 # 2 naming it; a relative KBENCH_AB_WORK is taken from the current directory
 # (git -C would otherwise take it from the source tree and put the base's
-# worktree there); a base worktree edited by hand exits 2 naming it and its
-# changes.
+# worktree there); --build names the build; the diff reaches the kernels
+# whose registered folders it touches, every kernel when it touches anything
+# else but docs, and a kernel whose folder lies outside the repository
+# always; a base worktree edited by hand exits 2 naming it and its changes.
 #
 # usage: ab_args_check.sh BUILD_DIR WORK_DIR
 set -uo pipefail
@@ -13,7 +15,7 @@ set -uo pipefail
 build=$(cd "$1" && pwd) || exit 1
 work=$2
 ab="$build/bin/kbench-ab"
-src=$(sed -n 's/^kbench_SOURCE_DIR:[A-Z]*=//p' "$build/CMakeCache.txt" | head -n 1)
+src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:[A-Z]*=//p' "$build/CMakeCache.txt" | head -n 1)
 if ! git -C "$src" rev-parse --verify --quiet 'HEAD^{commit}' >/dev/null 2>&1; then
   echo "kbench-skip: $src is not a git checkout with a commit"
   exit 0
@@ -40,6 +42,9 @@ expect 2 "'no such ref'" --list "no such ref"
 expect 2 "'-x'" --list -- -x
 expect 2 "''" --list ""
 expect 2 "usage" --list
+expect 2 "--build needs a directory" --build
+expect 2 "'/nonexistent/build' is not a directory" --build /nonexistent/build --list HEAD
+expect 0 "usage: kbench-ab" --help
 
 rm -rf "$work" && mkdir -p "$work/here"
 cd "$work/here" || exit 1
@@ -64,10 +69,27 @@ if ! { git -C "$repo" init -q && git -C "$repo" add f.txt &&
   git -C "$repo" -c user.name=kbench -c user.email=kbench@localhost commit -q -m base; }; then
   fail "cannot make the scratch repository $repo"
 fi
-printf 'kbench_SOURCE_DIR:STATIC=%s\nCMAKE_GENERATOR:INTERNAL=Ninja\n' "$repo" >"$fake/CMakeCache.txt"
-printf 'add_test(swish.cpu.fp32 "true")\nset_tests_properties(swish.cpu.fp32 PROPERTIES LABELS "perf")\n' \
-  >"$fake/CTestTestfile.cmake"
+printf 'CMAKE_HOME_DIRECTORY:INTERNAL=%s\nCMAKE_GENERATOR:INTERNAL=Ninja\n' "$repo" >"$fake/CMakeCache.txt"
+mkdir -p "$fake/kbench" "$repo/kernels/swish" "$repo/kernels/gelu" "$work/outside/far"
+printf 'swish\t%s\ngelu\t%s\nfar\t%s\n' "$repo/kernels/swish" "$repo/kernels/gelu" \
+  "$work/outside/far" >"$fake/kbench/kernels.txt"
+for t in swish.cpu.fp32 gelu.cpu.fp32 far.cpu.fp32; do
+  printf 'add_test(%s "true")\nset_tests_properties(%s PROPERTIES LABELS "perf")\n' "$t" "$t"
+done >"$fake/CTestTestfile.cmake"
 short=$(git -C "$repo" rev-parse HEAD | cut -c1-12)
+
+# What the diff reaches (--list, from outside the build, which --build names).
+ab="$fake/bin/kbench-ab"
+cd "$work" || exit 1
+expect 0 "1 tests: far.cpu.fp32" --build "$fake" --list HEAD
+echo x >"$repo/kernels/swish/swish.c"
+expect 0 "2 tests: swish.cpu.fp32 far.cpu.fp32" --build "$fake" --list HEAD
+echo x >"$repo/README.md"
+expect 0 "2 tests: swish.cpu.fp32 far.cpu.fp32" --build "$fake" --list HEAD
+echo x >"$repo/CMakeLists.txt"
+expect 0 "3 tests: swish.cpu.fp32 gelu.cpu.fp32 far.cpu.fp32" --build "$fake" --list HEAD
+rm -rf "$repo/kernels" "$repo/README.md" "$repo/CMakeLists.txt"
+cd "$work/here" || exit 1
 base_src="$work/ab-work/src-$short"
 git -C "$repo" worktree add -q --detach "$base_src" HEAD || fail "cannot add the worktree $base_src"
 echo edited >"$base_src/f.txt" && echo new >"$base_src/new.txt"
@@ -82,4 +104,4 @@ expect 2 "configuring the base failed" --all HEAD
 
 ((failed)) && exit 1
 echo "kbench-ab: bad arguments refused, a relative KBENCH_AB_WORK taken from the current directory,"
-echo "an edited base worktree refused"
+echo "the diff's reach read from the registered kernel folders, an edited base worktree refused"

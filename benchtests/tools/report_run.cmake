@@ -4,14 +4,21 @@
 # results written since kbench.session marked the run's start, and flags it
 # for ctest to print after its own summary (report_print.cmake). Fails only
 # when the report cannot be written; failed tests fail on their own.
+#
+# With -DPRINT=ON (the `report` target): the report of the last ctest run
+# again (every result, when no run was marked), with its table, and no flag.
 foreach(var REPORT RESULTS OUT)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "report_run.cmake: -D${var}=... is required")
   endif()
 endforeach()
 set(session "${RESULTS}/.session")
+set(since --since "${session}")
 if(NOT EXISTS "${session}")
-  message(FATAL_ERROR "kbench.report: ${session} is missing: kbench.session did not run first")
+  if(NOT PRINT)
+    message(FATAL_ERROR "kbench.report: ${session} is missing: kbench.session did not run first")
+  endif()
+  set(since "")
 endif()
 
 # A run whose every test skipped (no GPU) or could not start leaves no
@@ -19,7 +26,7 @@ endif()
 file(GLOB results LIST_DIRECTORIES false "${RESULTS}/*.json")
 set(fresh 0)
 foreach(result IN LISTS results)
-  if("${result}" IS_NEWER_THAN "${session}")
+  if(NOT since OR "${result}" IS_NEWER_THAN "${session}")
     math(EXPR fresh "${fresh} + 1")
   endif()
 endforeach()
@@ -29,9 +36,10 @@ if(fresh EQUAL 0)
   return()
 endif()
 
-execute_process(COMMAND "${REPORT}" "${RESULTS}" --out "${OUT}" --since "${session}"
-  RESULT_VARIABLE rc)
+execute_process(COMMAND "${REPORT}" "${RESULTS}" --out "${OUT}" ${since} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kbench.report: kbench-report failed (${rc}): no report in ${OUT}")
 endif()
-file(TOUCH "${OUT}/.pending")
+if(NOT PRINT)
+  file(TOUCH "${OUT}/.pending")
+endif()

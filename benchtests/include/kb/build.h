@@ -25,6 +25,7 @@ typedef struct kb_build_info {
     const char *compiler;     /* the C compiler of the kernel's sources, "GNU 12.2.0" */
     const char *c_flags;      /* their flags */
     const char *build_type;   /* CMAKE_BUILD_TYPE */
+    const char *docs_dir;     /* kbench's documentation, which messages name ("" unknown) */
 } kb_build_info;
 
 extern const kb_build_info kb_build;

@@ -33,6 +33,14 @@ typedef struct kb_case kb_case;
 int64_t kb_case_dim(const kb_case *c, const char *name);
 const char *kb_case_name(const kb_case *c);
 
+/* The number of threads case c runs with: the manifest's "threads" for it
+ * (1 when the manifest says nothing; "all" is every CPU the process was
+ * allowed when it started). The harness pins the process to that many
+ * CPUs while the case runs, so a multithreaded implementation starts
+ * exactly this many threads (OpenMP: num_threads(kb_case_threads(a->c)))
+ * and a single-threaded one can ignore it. */
+int kb_case_threads(const kb_case *c);
+
 /* How an input tensor is filled (from the run's seed and the tensor's name). */
 typedef enum kb_dist { KB_DIST_NORMAL = 0, KB_DIST_UNIFORM } kb_dist;
 

@@ -1,7 +1,8 @@
 # kbench.e2e.install: installs this build to a fresh prefix and builds the
 # example consumer (examples/consumer, copied out of the source tree) against
 # it with find_package(kbench), then runs the consumer's tests. Fails when the
-# installed tree holds kbench's internal headers, when an installed file or a
+# installed tree holds kbench's internal headers, when an installed tool does
+# not answer --help and -h with its usage, when an installed file or a
 # consumer driver holds kbench's source path, when a test the consumer should
 # have is missing or fails, or when a result is not written in the consumer's
 # build tree, when a multi-config build does not record each configuration,
@@ -30,6 +31,35 @@ foreach(file include/kb/kernel.h include/kb/build.h lib/cmake/kbench/kbenchConfi
   if(NOT EXISTS "${prefix}/${file}")
     message(FATAL_ERROR "install: ${prefix}/${file} is missing")
   endif()
+endforeach()
+
+# Every installed tool answers --help and -h with its own usage on stdout,
+# no CMake error and exit 0 (kbench-new-kernel runs cmake from PATH: this
+# one's first), and refuses an unknown option naming it, with a non-zero exit.
+get_filename_component(cmake_dir "${CMAKE_COMMAND}" DIRECTORY)
+set(ENV{PATH} "${cmake_dir}:$ENV{PATH}")
+set(tools kbench-new-kernel kbench-report kbench-baseline)
+if(EXISTS "${prefix}/bin/kbench-ab")
+  list(APPEND tools kbench-ab)
+endif()
+foreach(tool IN LISTS tools)
+  foreach(arg --help -h --no-such-option)
+    set(label "install: ${tool} ${arg}")
+    execute_process(COMMAND "${prefix}/bin/${tool}" ${arg} WORKING_DIRECTORY "${WORK}"
+      RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    message("---- ${label}: exit ${rc}\n${out}${err}")
+    if(arg STREQUAL "--no-such-option")
+      if(rc EQUAL 0 OR NOT "${out}${err}" MATCHES "--no-such-option")
+        message(FATAL_ERROR "${label}: exit ${rc}, expected a refusal naming the option")
+      endif()
+    elseif(NOT rc EQUAL 0)
+      message(FATAL_ERROR "${label}: expected exit 0, got ${rc}")
+    elseif(NOT out MATCHES "usage: ${tool} ")
+      message(FATAL_ERROR "${label}: stdout does not hold 'usage: ${tool} '")
+    elseif("${out}${err}" MATCHES "CMake Error")
+      message(FATAL_ERROR "${label}: the output holds a CMake error")
+    endif()
+  endforeach()
 endforeach()
 # Compiled files record their sources' paths in debug information and
 # coverage notes, by design: in such a build (BINARIES_HOLD_PATHS) only the

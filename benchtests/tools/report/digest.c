@@ -4,6 +4,7 @@
 #include "summary.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,13 @@ static void digest_env(kb_sum_run *run) {
     }
 }
 
+void kb_sum_doc(const kb_sum_run *run, const char *page, char *out, size_t size) {
+    if (run->docs_dir && *run->docs_dir)
+        snprintf(out, size, "%s/%s", run->docs_dir, page);
+    else
+        snprintf(out, size, "kbench's docs/%s", page);
+}
+
 int kb_sum_digest(kb_sum_run *run, kb_err *err) {
     run->order = malloc((size_t)run->n_tests * sizeof *run->order);
     if (!run->order) return kb_fail(err, "out of memory");
@@ -144,6 +152,10 @@ int kb_sum_digest(kb_sum_run *run, kb_err *err) {
     for (int i = 0; i < run->n_tests; ++i) {
         kb_sum_test *t = &run->tests[i];
         digest_test(t);
+        t->baseline_tracked = -1;
+        if (strcmp(t->mode, "ab") != 0 && *t->baseline_file)
+            t->baseline_tracked = kb_sum_git_tracked(t->baseline_file);
+        if (!run->docs_dir || !*run->docs_dir) run->docs_dir = t->docs_dir;
         run->n_cases += t->n_cases;
         run->n_failed_cases += t->n_failed;
         run->n_failed_tests += t->cls == KB_SUM_FAILED;

@@ -10,7 +10,10 @@
 #include <string.h>
 
 typedef struct gating {
-    int gated, ab, recording, other_hardware, other_timing, no_baseline, other;
+    int gated, ab, recording, other_hardware, other_timing, no_baseline, calibration, other;
+    int untracked, unknown; /* gated against baselines git does not track; cannot tell */
+    int other_build;        /* gated against baselines of a differently optimised build */
+    const kb_sum_test *other_build_test;
     const char *profile, *ab_base, *backend;
 } gating;
 
@@ -33,7 +36,9 @@ static int test_gated(const kb_sum_test *t) {
 
 /* Why a test was not gated, counted by reason. */
 static void count_ungated(gating *g, const kb_sum_test *t) {
-    if (any_case(t, KB_LAT_RECORDED))
+    if (strcmp(t->case_set, "calibration") == 0)
+        g->calibration++; /* measures the machine, measured or reused: nothing to gate */
+    else if (any_case(t, KB_LAT_RECORDED))
         g->recording++;
     else if (any_case(t, KB_LAT_OTHER_HARDWARE))
         g->other_hardware++;
@@ -59,6 +64,13 @@ static gating count(const kb_sum_run *run) {
         if (strcmp(t->mode, "ab") == 0) {
             g.ab++;
             g.ab_base = t->ab_base;
+        } else {
+            g.untracked += t->baseline_tracked == 0;
+            g.unknown += t->baseline_tracked < 0;
+            if (*t->opt_baseline && strcmp(t->opt_baseline, t->opt_build) != 0) {
+                if (!g.other_build) g.other_build_test = t;
+                g.other_build++;
+            }
         }
     }
     return g;
@@ -66,9 +78,13 @@ static gating count(const kb_sum_run *run) {
 
 static void against(kb_buf *b, const gating *g, int md) {
     const char *q = md ? "`" : "'";
-    if (g->gated > g->ab)
-        kb_buf_printf(b, "committed baselines of profile %s%s%s", q, g->profile ? g->profile : "?",
-                      q);
+    /* "committed" only when git tracks every one of them. */
+    if (g->gated > g->ab) {
+        kb_buf_printf(b, "%sbaselines of profile %s%s%s",
+                      g->untracked || g->unknown ? "" : "committed ", q,
+                      g->profile ? g->profile : "?", q);
+        if (g->untracked) kb_buf_printf(b, " (%d of them not committed to git)", g->untracked);
+    }
     if (g->gated > g->ab && g->ab) kb_buf_puts(b, " and ");
     if (g->ab) kb_buf_printf(b, "the A/B base %s%s%s", q, g->ab_base ? g->ab_base : "?", q);
 }
@@ -92,6 +108,10 @@ static void why_not(kb_buf *b, const gating *g, int md) {
     if (g->no_baseline) {
         kb_buf_printf(b, "%s%d with no baseline for profile %s%s%s", sep, g->no_baseline, q,
                       g->profile ? g->profile : "?", q);
+        sep = ", ";
+    }
+    if (g->calibration) {
+        kb_buf_printf(b, "%s%d calibration", sep, g->calibration);
         sep = ", ";
     }
     if (g->other) kb_buf_printf(b, "%s%d without a latency verdict", sep, g->other);
@@ -157,17 +177,20 @@ static void recorded_text(kb_buf *b, const kb_sum_run *run, const gating *g, int
                       g->recording, md ? "\n" : "");
         return;
     }
+    char doc[KB_PATH_MAX];
+    kb_sum_doc(run, "baselines.md", doc, sizeof doc);
     kb_buf_printf(b,
-                  "Baselines were recorded for profile %s%s%s (%d cases; docs/baselines.md): "
+                  "Baselines were recorded for profile %s%s%s (%d cases; %s): "
                   "commit them; the next run gates ",
-                  q, g->profile ? g->profile : "?", q, n.fine + n.coarse);
+                  q, g->profile ? g->profile : "?", q, n.fine + n.coarse, doc);
     tolerance_words(b, run, &n, "their rounds");
     kb_buf_puts(b, ".");
+    kb_sum_doc(run, "ab.md", doc, sizeof doc);
     if (n.drift)
         kb_buf_printf(b,
                       " A/B mode would gate %d of the coarser finer here: their noise is drift "
-                      "between rounds, which its interleaved pairs cancel (docs/ab.md).",
-                      n.drift);
+                      "between rounds, which its interleaved pairs cancel (%s).",
+                      n.drift, doc);
     kb_buf_puts(b, md ? "\n\n" : "\n");
 }
 
@@ -181,23 +204,26 @@ static void gated_tolerances(kb_buf *b, const kb_sum_run *run, int md) {
 }
 
 /* The two ways to a gate, as commands to copy. */
-static void advice(kb_buf *b, const gating *g, int md) {
+static void advice(kb_buf *b, const kb_sum_run *run, const gating *g, int md) {
     const char *be = g->backend ? g->backend : "cpu";
+    char baselines[KB_PATH_MAX], ab[KB_PATH_MAX];
+    kb_sum_doc(run, "baselines.md", baselines, sizeof baselines);
+    kb_sum_doc(run, "ab.md", ab, sizeof ab);
     if (md) {
         kb_buf_printf(b,
                       "To get a gate on this machine, record baselines for its profile and "
                       "commit them, `KBENCH_UPDATE_BASELINES=1 ctest --test-dir build -L %s` "
-                      "(docs/baselines.md), or compare your branch with a git "
-                      "ref here, with no baseline, `build/bin/kbench-ab main -L %s`.\n\n",
-                      be, be);
+                      "(%s), or compare your branch with a git "
+                      "ref here, with no baseline, `build/bin/kbench-ab main -L %s` (%s).\n\n",
+                      be, baselines, be, ab);
         return;
     }
     kb_buf_printf(b,
                   "To get a gate on this machine, record baselines for its profile and commit "
-                  "them (docs/baselines.md):\n    KBENCH_UPDATE_BASELINES=1 ctest --test-dir build "
+                  "them (%s):\n    KBENCH_UPDATE_BASELINES=1 ctest --test-dir build "
                   "-L %s\nor compare your branch with a git ref here, with no baseline "
-                  "(docs/ab.md):\n    build/bin/kbench-ab main -L %s\n",
-                  be, be);
+                  "(%s):\n    build/bin/kbench-ab main -L %s\n",
+                  baselines, be, ab, be);
 }
 
 void kb_sum_gating_text(kb_buf *b, const kb_sum_run *run, int md) {
@@ -214,6 +240,16 @@ void kb_sum_gating_text(kb_buf *b, const kb_sum_run *run, int md) {
         kb_buf_puts(b, ")");
     }
     kb_buf_puts(b, md ? ".\n\n" : ".\n");
+    if (g.other_build) {
+        const char *q = md ? "`" : "'";
+        const kb_sum_test *t = g.other_build_test;
+        kb_buf_printf(b,
+                      "%sBuilds differ:%s %d of these tests compared a build with %s%s%s against "
+                      "baselines recorded with %s%s%s (%s): their latency compares the builds as "
+                      "much as the code.%s",
+                      bold, bold, g.other_build, q, t->opt_build, q, q, t->opt_baseline, q, t->name,
+                      md ? "\n\n" : "\n");
+    }
     if (g.gated > 0) {
         gated_tolerances(b, run, md);
         return;
@@ -224,5 +260,5 @@ void kb_sum_gating_text(kb_buf *b, const kb_sum_run *run, int md) {
     }
     kb_buf_printf(b, "%sNothing was gated: a slower kernel cannot fail this run.%s%s", bold, bold,
                   md ? " " : "\n");
-    advice(b, &g, md);
+    advice(b, run, &g, md);
 }

@@ -132,10 +132,12 @@ void kb_sum_regressions_write(kb_buf *b, const kb_sum_run *run) {
                       run->n_cases);
         return;
     }
+    char doc[KB_PATH_MAX];
+    kb_sum_doc(run, "gate.md", doc, sizeof doc);
     kb_buf_printf(b,
                   "%d of %d tests failed, %d of %d cases. How a regression is told from "
-                  "noise: docs/gate.md.\n\n",
-                  run->n_failed_tests, run->n_tests, run->n_failed_cases, run->n_cases);
+                  "noise: %s.\n\n",
+                  run->n_failed_tests, run->n_tests, run->n_failed_cases, run->n_cases, doc);
     for (int i = 0; i < run->n_tests && run->tests[run->order[i]].cls == KB_SUM_FAILED; ++i) {
         const kb_sum_test *t = &run->tests[run->order[i]];
         if (*t->error || !t->n_failed) test_failure(b, t);

@@ -10,6 +10,7 @@
  * other label and no point (svgkit.h). Each point and ceiling carries its
  * figures as kb: attributes (a namespace of its own, allowed in SVG 1.1),
  * which the tests read. */
+#include "calibration.h"
 #include "summary.h"
 #include "svgkit.h"
 
@@ -615,11 +616,16 @@ static double no_flops_list(kb_buf *b, const chart *ch, double y) {
 
 static double notes(kb_buf *b, const chart *ch, double y) {
     const char *muted = "font-size=\"11\" fill=\"" KB_SVG_MUTED "\"";
-    char s[1024];
+    char s[1024], age[64] = "";
+    if (ch->ceilings && !isnan(ch->ceilings->calibration_age_s)) {
+        char text[32];
+        kb_calibration_age_text(ch->ceilings->calibration_age_s, text, sizeof text);
+        snprintf(age, sizeof age, " (%s before the test)", text);
+    }
     if (ch->ceilings)
-        snprintf(s, sizeof s, "Ceilings: the calibration in %s's result%s%s, from %s.",
+        snprintf(s, sizeof s, "Ceilings: the calibration in %s's result%s%s%s, from %s.",
                  ch->ceilings->name, *ch->ceilings->calibrated_at ? ", measured " : "",
-                 ch->ceilings->calibrated_at,
+                 ch->ceilings->calibrated_at, age,
                  *ch->ceilings->calibration_file ? ch->ceilings->calibration_file
                                                  : "a file it does not name");
     else

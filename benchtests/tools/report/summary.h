@@ -80,7 +80,13 @@ typedef struct kb_sum_test {
     cJSON *root; /* the result without its cases (read one at a time into `cases`) */
     const char *name, *kernel, *backend, *precision, *status, *profile, *case_set;
     const char *mode, *ab_base; /* "baseline" or "ab" ("" in older results); the A/B base */
-    const char *error;          /* why a run stopped before its cases (status "error"); "" none */
+    const char *baseline_file;  /* the baseline it was compared with ("" none) */
+    int baseline_tracked;       /* kb_sum_git_tracked(baseline_file) (kb_sum_digest) */
+    /* the speed-relevant flags of this build and of the baseline compared
+     * with ("" when not recorded), from "optimisation" */
+    const char *opt_build, *opt_baseline;
+    const char *docs_dir; /* kbench's documentation, as the driver knew it ("" unknown) */
+    const char *error;    /* why a run stopped before its cases (status "error"); "" none */
     double latency_tol, accuracy_drift;
     const cJSON *env; /* the result's "environment" object, or NULL */
     /* the machine's ceilings from the result's "calibration" (none when it
@@ -89,6 +95,9 @@ typedef struct kb_sum_test {
         matrix[KB_SUM_MAX_CEILINGS];
     int n_levels, n_compute, n_matrix;
     const char *calibration_file, *calibrated_at;
+    double calibration_age_s; /* its age when the test read it; NAN: not recorded */
+    int calibration_reused;   /* 1 a calibration run that reused one (no case ran), 0 one
+                               * that measured, -1 any other test */
     kb_sum_case *cases;
     int n_cases, cap_cases;
     /* derived (kb_sum_digest) */
@@ -119,8 +128,9 @@ typedef struct kb_sum_run {
     double latency_tol; /* shared by every test; NAN when they differ */
     kb_sum_env env[KB_SUM_ENV_FIELDS];
     int n_env;
-    kb_strpool strings; /* the cases' strings */
-    kb_spool samples;   /* the cases' samples, when kept */
+    kb_strpool strings;   /* the cases' strings */
+    kb_spool samples;     /* the cases' samples, when kept */
+    const char *docs_dir; /* the first test's docs_dir ("" unknown) */
 } kb_sum_run;
 
 /* load.c: reads every *.json directly in dir (not subfolders); with `since`
@@ -165,6 +175,13 @@ char *kb_sum_headline_text(const kb_sum_run *run, const char *out);
 /* gating.c: how many tests were gated, against what, and (when none was)
  * how to get a gate; markdown (`md`) or plain text. */
 void kb_sum_gating_text(struct kb_buf *b, const kb_sum_run *run, int md);
+/* 1 when git tracks `path` (a regular file) in the repository it lies in, 0
+ * when that repository does not track it, -1 when it cannot tell (no such
+ * file, no repository, no git). tracked.c */
+int kb_sum_git_tracked(const char *path);
+/* Where kbench's documentation page `page` is, for the report's text: under
+ * the run's docs_dir, else "kbench's docs/<page>" (digest.c). */
+void kb_sum_doc(const kb_sum_run *run, const char *page, char *out, size_t size);
 
 /* roofline_svg.c: one roofline chart per backend. kb_sum_backends lists the
  * run's backends (tests of the calibration set aside: they measure the

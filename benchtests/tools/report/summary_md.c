@@ -1,6 +1,7 @@
 /* summary.md: the run for a merge request. Pass/fail counts, the failed
  * cases first, the chart, the environment, a leaderboard grouped by kernel,
  * backend and precision, and the variant speedups. */
+#include "calibration.h"
 #include "mdtext.h"
 #include "summary.h"
 
@@ -162,16 +163,36 @@ static void group_cells(kb_buf *b, const kb_sum_test *t, int first) {
     }
 }
 
+/* The variant the leaderboard sets this one against, and that variant's
+ * median over this one's ("x1.25": 25 % faster): the library's, where the
+ * kernel has a variant `vendor` (the result's vendor_speedup), else the one
+ * the manifest compares it with (compare_to, whatever its name); NULL for
+ * neither. */
+static const char *versus(const kb_sum_case *c, double *speedup) {
+    *speedup = c->vendor_speedup;
+    if (isfinite(c->vendor_speedup)) return "vendor";
+    *speedup = c->speedup;
+    return *c->compare_to && isfinite(c->speedup) ? c->compare_to : NULL;
+}
+
 /* The roofline cells: % of the attainable, what bounds the case, and the
- * vendor's median over this one's ("x1.25": 25 % faster than the vendor). */
+ * speedup over the variant it is set against, named. */
 static void roofline_cells(kb_buf *b, const kb_sum_case *c) {
-    char roof[32], vendor[32];
+    char roof[32];
+    double speedup;
+    const char *other = versus(c, &speedup);
     kb_buf_printf(b, " | %s | ", kb_fig(roof, sizeof roof, "%.0f %%", c->pct_roofline));
     if (*c->bound)
         kb_md_code(b, c->bound, 1);
     else
         kb_buf_puts(b, "-");
-    kb_buf_printf(b, " | %s", kb_fig(vendor, sizeof vendor, "x%.2f", c->vendor_speedup));
+    kb_buf_puts(b, " | ");
+    if (other) {
+        kb_md_code(b, other, 1);
+        kb_buf_printf(b, " x%.2f", speedup);
+    } else {
+        kb_buf_puts(b, "-");
+    }
 }
 
 /* The slowdown the case is allowed, in bold where its noise made it coarser
@@ -206,17 +227,44 @@ static void leader_row(kb_buf *b, const kb_sum_test *t, const kb_sum_case *c, in
 }
 
 static void leaderboard_tables(kb_buf *b, kb_sum_test **sorted, int n) {
+    const char *table = NULL; /* the kernel whose table is open */
     for (int i = 0; i < n; ++i) {
         const kb_sum_test *t = sorted[i];
-        if (i == 0 || strcmp(t->kernel, sorted[i - 1]->kernel) != 0) {
+        if (t->calibration_reused == 1) continue; /* no case: calibration_lines says so */
+        if (!table || strcmp(t->kernel, table) != 0) {
+            table = t->kernel;
             kb_buf_puts(b, "\n### ");
             kb_md_code(b, t->kernel, 0);
             kb_buf_puts(b, "\n\n| backend | precision | case | variant | median ms | GB/s | "
-                           "% of peak | GFLOP/s | % of roofline | bound | vs vendor | RMSE | "
+                           "% of peak | GFLOP/s | % of roofline | bound | speedup over | RMSE | "
                            "ratio | tolerance | verdict |\n"
                            "|---|---|---|---|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|---|\n");
         }
         for (int j = 0; j < t->n_cases; ++j) leader_row(b, t, &t->cases[j], j == 0);
+    }
+}
+
+/* Each calibration run: whether it measured the machine or reused a
+ * calibration, and how old that was (docs/calibration.md). */
+static void calibration_lines(kb_buf *b, const kb_sum_run *run) {
+    for (int i = 0; i < run->n_tests; ++i) {
+        const kb_sum_test *t = &run->tests[i];
+        if (t->calibration_reused < 0) continue;
+        kb_buf_puts(b, "\n");
+        kb_md_code(b, t->name, 0);
+        if (!t->calibration_reused) {
+            kb_buf_puts(b, ": calibration measured in this run");
+        } else {
+            kb_buf_printf(b, ": calibration reused, measured %s", t->calibrated_at);
+            if (!isnan(t->calibration_age_s)) {
+                char age[32];
+                kb_calibration_age_text(t->calibration_age_s, age, sizeof age);
+                kb_buf_printf(b, ", %s before this run", age);
+            }
+        }
+        kb_buf_puts(b, " (");
+        kb_md_code(b, t->calibration_file, 0);
+        kb_buf_puts(b, ").\n");
     }
 }
 
@@ -228,11 +276,14 @@ static int leaderboard(kb_buf *b, const kb_sum_run *run) {
     kb_buf_puts(b, "## Leaderboard\n\nBy kernel, backend and precision: median latency, "
                    "achieved bandwidth and its share of the calibrated peak, GFLOP/s and "
                    "its share of the roofline's attainable figure (what bounds the case: a "
-                   "memory level or compute), the vendor variant's median over this one's "
-                   "(above 1: faster than the vendor), RMSE against the double-precision "
+                   "memory level or compute), the speedup over the variant named: the "
+                   "library's (variant `vendor`) where the kernel has one, else the variant "
+                   "the manifest compares this one with (its median over this one's; above "
+                   "1: faster), RMSE against the double-precision "
                    "reference, and the ratio of the median to the baseline's (below 1: "
                    "faster).\n");
     leaderboard_tables(b, sorted, run->n_tests);
+    calibration_lines(b, run);
     kb_buf_puts(b, "\n");
     free(sorted);
     return 0;
