@@ -26,8 +26,9 @@ function(kbench_install)
   # kbench.calibrate.<backend> fixture (KbenchKernels.cmake).
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/kernels/bandwidth"
     DESTINATION "${CMAKE_INSTALL_DATADIR}/kbench/calibration")
-  # The manifest format, for a consumer's own checks (check-jsonschema).
+  # The manifest and result formats, for a consumer's own checks (check-jsonschema).
   install(FILES "${PROJECT_SOURCE_DIR}/benchtests/schema/kernel.schema.json"
+    "${PROJECT_SOURCE_DIR}/benchtests/schema/result.schema.json"
     DESTINATION "${CMAKE_INSTALL_DATADIR}/kbench")
   # The scaffold: a CMake script that runs as a program too (its first lines
   # are a shell script that hands the arguments to cmake -P after "--").

@@ -171,8 +171,9 @@ static void record(const char *result, const tool *t, const char *command, const
         cJSON_AddStringToObject(p, "command", command);
         cJSON_AddStringToObject(p, "output", output);
         cJSON_AddNumberToObject(p, "exit_status", status);
-        cJSON_DeleteItemFromObjectCaseSensitive(root, "profile");
-        cJSON_AddItemToObject(root, "profile", p);
+        /* "profile" stays the baseline profile's name, which readers need. */
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "profiler");
+        cJSON_AddItemToObject(root, "profiler", p);
         if (*why) {
             cJSON_DeleteItemFromObjectCaseSensitive(root, "status");
             cJSON_DeleteItemFromObjectCaseSensitive(root, "error");

@@ -7,7 +7,7 @@
  * prepared beforehand and the event only adds small, pre-escaped pieces.
  *
  *   {"status": ..., <the result's fields>, "cases": [<cases done>,
- *    {"case", "variant", "passed": false, "error"}], "interrupted": {"case",
+ *    {"case", "variant", "passed": false, "error"}], "in_progress": {"case",
  *    "variant", "stage", "elapsed_s", "limit_s", "signal", "stages_s"}}
  */
 #ifndef KB_PROGRESS_H

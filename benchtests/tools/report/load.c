@@ -51,14 +51,25 @@ static int figure(const cJSON *o, const char *key, int required, double *out, do
                    *field ? "." : "", key, *out, hi);
 }
 
+/* An error figure: null is one too large for a double (the writer's JSON
+ * holds no infinity), read as infinite. */
+static int error_figure(const cJSON *o, const char *key, int required, double *out,
+                        const char *file, const char *field, kb_err *err) {
+    if (cJSON_IsNull(member(o, key))) {
+        *out = INFINITY;
+        return 0;
+    }
+    return figure(o, key, required, out, INFINITY, file, field, err);
+}
+
 static int load_accuracy(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                          kb_err *err) {
     const cJSON *acc;
     char path[64];
     snprintf(path, sizeof path, "%s.accuracy", field);
     if (kb_json_object(c, "accuracy", 1, &acc, file, field, err) != 0 ||
-        figure(acc, "rmse", 1, &k->rmse, INFINITY, file, path, err) != 0 ||
-        figure(acc, "max_abs_err", 0, &k->max_abs, INFINITY, file, path, err) != 0)
+        error_figure(acc, "rmse", 1, &k->rmse, file, path, err) != 0 ||
+        error_figure(acc, "max_abs_err", 0, &k->max_abs, file, path, err) != 0)
         return -1;
     return text(acc, "failures", 0, &k->acc_failures, file, path, err);
 }
