@@ -134,7 +134,7 @@ KB__CPU8_INLINE void kb_cpu_mapv_f32(const kb_args *a, kb_cpu_fnv f, size_t n) {
  * next row (kb__cpu_ask): on a Zen 5 the 16-bit rows of layernorm and
  * softmax at DRAM size ran as fast or faster without, and at one speed
  * where the requests had made them vary from one process to the next by up
- * to 20 % (docs/kernels.md, the eighth pass). kb_cpu_to_f32_sumv returns
+ * to 20 % (docs/results/amd-epyc-fam26-model2-2cpu.md, 2026-11-26). kb_cpu_to_f32_sumv returns
  * kb_cpu_sum_f32(dst, n), bit for bit: the same partial sums (lane j of
  * KB_CPU_LANES adds the values i + j in order). */
 _Static_assert(KB_CPU_LANES % KB_VLANES == 0, "the partial reductions are whole vectors");
