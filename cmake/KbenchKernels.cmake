@@ -732,8 +732,9 @@ function(_kb_add_kernel)
   endif()
   foreach(library IN LISTS arg_LINK_LIBRARIES)
     # A namespaced name is a CMake target by convention: refused here, where
-    # the message can name it, rather than by the generator later.
-    if(library MATCHES "::" AND NOT TARGET "${library}")
+    # the message can name it, rather than by the generator later (a
+    # generator expression is left to the generator).
+    if(library MATCHES "::" AND NOT library MATCHES "^\\$<" AND NOT TARGET "${library}")
       message(FATAL_ERROR "kbench_add_kernel(NAME ${arg_NAME}): argument LINK_LIBRARIES: "
         "'${library}' is not a target (find_package or pkg_check_modules(... IMPORTED_TARGET) "
         "must come first)")

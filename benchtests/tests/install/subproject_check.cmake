@@ -106,6 +106,7 @@ foreach(case "NAME|scale_shift|DIRECTORY|${example}|FROB|1=unknown argument 'FRO
     "NAME|fresh|DIRECTORY|${fresh2}|TIMEOUT|0=argument TIMEOUT: expected whole seconds"
     "NAME|other|DIRECTORY|${fresh2}=but kbench_add_kernel was given NAME other"
     "NAME|fresh|DIRECTORY|${fresh2}|BACKENDS|tpu=argument BACKENDS: unknown backend 'tpu'"
+    "NAME|fresh|DIRECTORY|${fresh2}|LINK_LIBRARIES|nosuch::lib=argument LINK_LIBRARIES: 'nosuch::lib' is not a target"
     "NAME|calibrate|DIRECTORY|${WORK}/kernels2/calibrate=field 'name': 'calibrate' is reserved"
     "NAME|fresh|DIRECTORY|${fresh2}|LABELS|${long_label}=argument LABELS: '${long_label}' is not a plain label"
     "NAME|fresh|DIRECTORY|${fresh2}=kernel 'fresh' is already registered from ${WORK}/kernels/fresh/kernel.json")
