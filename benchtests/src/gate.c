@@ -144,9 +144,8 @@ kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *roun
                                     const kb_baseline_entry *base, const char *hardware_id) {
     kb_latency_decision d = decide(cfg, rounds, n_rounds, base, hardware_id);
     /* A slowdown measured the slower way (timing.h) decides nothing. */
-    const int slow = d.verdict == KB_LAT_REGRESSION || d.verdict == KB_LAT_INCONCLUSIVE ||
-                     d.verdict == KB_LAT_MACHINE_DRIFT;
-    if (slow && kb_timing_handicapped(base->timing, rounds_timing(rounds, n_rounds)))
+    if (kb_latency_verdict_slow(d.verdict) &&
+        kb_timing_handicapped(base->timing, rounds_timing(rounds, n_rounds)))
         d.verdict = KB_LAT_OTHER_TIMING;
     return d;
 }

@@ -63,9 +63,7 @@ static void text_measurement(FILE *f, const char *prefix, const char *what, cons
 static void baseline_measurements(FILE *f, const char *p, const kb_case_result *r) {
     /* a baseline from other hardware, or a slowdown timed unlike the
      * baseline, was not compared: its ratio would graph as a step */
-    const kb_latency_verdict v = r->lat.verdict;
-    const int compared = r->has_base && v != KB_LAT_RECORDED && v != KB_LAT_OTHER_HARDWARE &&
-                         v != KB_LAT_OTHER_TIMING;
+    const int compared = r->has_base && kb_latency_verdict_compared(r->lat.verdict);
     measurement(f, p, "has_ratio", compared);
     measurement(f, p, "base_ms", compared ? r->base.median_ms : r->stats.median);
     measurement(f, p, "ratio", compared ? r->lat.ratio : 1.0);

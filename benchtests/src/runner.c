@@ -437,10 +437,7 @@ static kb_latency_decision decide(const kb_run_ctx *ctx, kb_case_result *r) {
 /* The machine is probed after every recorded round and after
  * every round of a suspected slowdown; a case within tolerance costs none. */
 static int needs_probe(const kb_run_ctx *ctx, const kb_case_result *r) {
-    if (ctx->settings->update) return 1;
-    kb_latency_verdict v = r->lat.verdict;
-    return v == KB_LAT_PENDING || v == KB_LAT_INCONCLUSIVE || v == KB_LAT_REGRESSION ||
-           v == KB_LAT_MACHINE_DRIFT || v == KB_LAT_OTHER_TIMING;
+    return ctx->settings->update || kb_latency_verdict_probe(r->lat.verdict);
 }
 
 /* Which process measures round i of a recording: the rounds go round this

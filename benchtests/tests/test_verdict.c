@@ -53,6 +53,29 @@ static void test_gated(void) {
     ASSERT(!kb_latency_verdict_gated(KB_LAT_PENDING));
 }
 
+/* The sets the gate, the runner and the CDash measurements act on: a slow
+ * verdict is every round above the allowance; the probe is read whenever a
+ * slowdown is suspected or being weighed; a comparison is graphed unless the
+ * baseline was not one (recorded, other hardware, timed another way). */
+static void test_slow_probe_compared(void) {
+    char slow[256] = "", probe[256] = "", not_compared[256] = "";
+    for (int i = 0; i < KB_LAT_N; ++i) {
+        kb_latency_verdict v = (kb_latency_verdict)i;
+        const char *name = kb_latency_verdict_name(v);
+        if (kb_latency_verdict_slow(v)) strcat(strcat(slow, " "), name);
+        if (kb_latency_verdict_probe(v)) strcat(strcat(probe, " "), name);
+        if (!kb_latency_verdict_compared(v)) strcat(strcat(not_compared, " "), name);
+    }
+    ASSERT_STR_EQ(slow, " inconclusive machine_drift regression");
+    ASSERT_STR_EQ(probe, " inconclusive machine_drift regression pending other_timing");
+    ASSERT_STR_EQ(not_compared, " other_hardware other_timing recorded");
+    /* A slow verdict is one the probe was read for. */
+    for (int i = 0; i < KB_LAT_N; ++i)
+        if (kb_latency_verdict_slow((kb_latency_verdict)i))
+            ASSERT(kb_latency_verdict_probe((kb_latency_verdict)i));
+    ASSERT(!kb_latency_verdict_slow(KB_LAT_N));
+}
+
 /* A comparison that could not decide is worded as undecided, never as ok:
  * its text starts with its name. */
 static void test_undecided_not_ok(void) {
@@ -99,6 +122,7 @@ int main(void) {
     RUN_TEST(test_texts_not_empty);
     RUN_TEST(test_fail_text_matches_flag);
     RUN_TEST(test_gated);
+    RUN_TEST(test_slow_probe_compared);
     RUN_TEST(test_undecided_not_ok);
     RUN_TEST(test_unknown);
     RUN_TEST(test_names_list);
