@@ -3,6 +3,7 @@
 
 #include "atomicfile.h"
 #include "buildinfo.h"
+#include "hash.h"
 #include "jsonutil.h"
 #include "jsonw.h"
 #include "kb_config.h"
@@ -290,10 +291,9 @@ static void digest_executable(kb_calibration_stamp *s) {
         return;
     }
     static unsigned char buf[1 << 16];
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = KB_FNV1A64_INIT;
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        for (size_t i = 0; i < n; ++i) h = (h ^ buf[i]) * 1099511628211ull;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) h = kb_fnv1a64(h, buf, n);
     int bad = ferror(f);
     fclose(f);
     if (bad)

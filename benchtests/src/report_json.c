@@ -8,6 +8,7 @@
 #include "devmon.h"
 
 #include <math.h>
+#include <string.h>
 
 /* The CPUs a case of `threads` threads ran on in a round or pair that
  * started at `first` (kb_affinity_window), ascending; NULL when unknown. */
@@ -325,8 +326,8 @@ static cJSON *optimisation_json(const kb_report *rep) {
     for (int i = 0; i < rep->n_results; ++i) {
         const kb_case_result *r = &rep->results[i];
         if (!r->has_base || !*r->base.build_opt) continue;
-        if (!base || kb_build_opt_differs(flags, r->base.build_opt)) base = r->base.build_opt;
-        if (kb_build_opt_differs(flags, base)) break;
+        base = r->base.build_opt;
+        if (strcmp(mine, base) != 0) break;
     }
     if (base)
         cJSON_AddStringToObject(o, "baseline", base);

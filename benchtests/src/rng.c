@@ -1,6 +1,9 @@
 #include "rng.h"
 
+#include "hash.h"
+
 #include <math.h>
+#include <string.h>
 
 /* splitmix64 expands the seed; xoshiro256** generates. */
 static uint64_t splitmix64(uint64_t *x) {
@@ -11,9 +14,7 @@ static uint64_t splitmix64(uint64_t *x) {
 }
 
 static uint64_t fnv1a(const char *s) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; s && *s; ++s) h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
+    return kb_fnv1a64(KB_FNV1A64_INIT, s, s ? strlen(s) : 0);
 }
 
 static uint64_t rotl(uint64_t x, int k) {

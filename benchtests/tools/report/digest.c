@@ -138,6 +138,18 @@ static void digest_env(kb_sum_run *run) {
     }
 }
 
+/* Whether git tracks test i's baseline file: asked once per file (a
+ * kernel's precisions share one). */
+static int baseline_tracked(const kb_sum_run *run, int i) {
+    const kb_sum_test *t = &run->tests[i];
+    if (strcmp(t->mode, "ab") == 0 || !*t->baseline_file) return -1;
+    for (int j = 0; j < i; ++j)
+        if (strcmp(run->tests[j].mode, "ab") != 0 &&
+            strcmp(run->tests[j].baseline_file, t->baseline_file) == 0)
+            return run->tests[j].baseline_tracked;
+    return kb_sum_git_tracked(t->baseline_file);
+}
+
 void kb_sum_doc(const kb_sum_run *run, const char *page, char *out, size_t size) {
     if (run->docs_dir && *run->docs_dir)
         snprintf(out, size, "%s/%s", run->docs_dir, page);
@@ -152,9 +164,7 @@ int kb_sum_digest(kb_sum_run *run, kb_err *err) {
     for (int i = 0; i < run->n_tests; ++i) {
         kb_sum_test *t = &run->tests[i];
         digest_test(t);
-        t->baseline_tracked = -1;
-        if (strcmp(t->mode, "ab") != 0 && *t->baseline_file)
-            t->baseline_tracked = kb_sum_git_tracked(t->baseline_file);
+        t->baseline_tracked = baseline_tracked(run, i);
         if (!run->docs_dir || !*run->docs_dir) run->docs_dir = t->docs_dir;
         run->n_cases += t->n_cases;
         run->n_failed_cases += t->n_failed;
