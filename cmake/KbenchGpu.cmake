@@ -243,7 +243,7 @@ function(kbench_add_hip_driver name exe host gpu_source)
 endfunction()
 
 # The device code of kbench's GPU backend `backend` (cuda or hip), the
-# sources in ARGN: the compute roofs (benchtests/src/gpu_roofs.cu,
+# sources in ARGN: the compute roofs (benchtests/src/backend/gpu_roofs.cu,
 # docs/gpu.md "GPU roofs") and the stream hold of the timed calls
 # (gpu_hold.cu, "Timing"), a static library kb_gpu_roofs_<backend> (named
 # for its first source; the name is kept for the installed package) that

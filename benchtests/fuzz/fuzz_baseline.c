@@ -1,7 +1,7 @@
 /* libFuzzer harness: kb_baseline_open (baselines/<profile>/<kernel>.json)
  * on arbitrary bytes, then every entry of an accepted file read back with
  * kb_baseline_get, as the gate reads them. */
-#include "baseline.h"
+#include "formats/baseline.h"
 #include "fuzz_input.h"
 
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* libFuzzer harness: kb_calibration_read (<results>/calibration/<backend>.json)
  * on arbitrary bytes, for the backend and hardware id the seeds carry, so
  * that accepted files reach the "present" path too. */
-#include "calibration.h"
 #include "fuzz_input.h"
+#include "run/calibration.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* libFuzzer harness: kb_expr_eval, the manifest's flops/bytes expressions,
  * on arbitrary text, with the names a manifest's expressions see (a few
  * dims, elem, acc); every other name is unknown. */
-#include "expr.h"
+#include "formats/expr.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,8 +1,8 @@
 /* libFuzzer harness: kb_manifest_load (kernels/<name>/kernel.json) on
  * arbitrary bytes, then the byte and flop counts of every case it accepted,
  * in every precision and for every variant, as the driver computes them. */
+#include "formats/manifest.h"
 #include "fuzz_input.h"
-#include "manifest.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the A/B partner protocol (partner.h) on arbitrary
+/* libFuzzer harness: the A/B partner protocol (partner/protocol.h) on arbitrary
  * bytes, both ends, without processes. The first byte picks the end:
  *  - even: the base's side, kb_partner_serve reading the head's commands
  *    from the rest of the input, with a stand-in server (case "c" of
@@ -8,7 +8,7 @@
  *    input (greeting aside: a head that kb_partner_start spawned) through
  *    case, two rounds and end, as kb_ab_* call them. */
 #define _GNU_SOURCE
-#include "partner.h"
+#include "partner/protocol.h"
 
 #include <fcntl.h>
 #include <stddef.h>

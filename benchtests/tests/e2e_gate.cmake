@@ -45,7 +45,7 @@ file(READ "${base}" recorded)
 # the intensity and balance it was decided by. Which bound it is depends on
 # the build (a -O0 coverage build's multiply-adds are slower than its
 # streaming) and the machine, so only that one was recorded is checked here;
-# the rule itself is unit-tested (kbench.unit.machine, kbench.unit.gate).
+# the rule itself is unit-tested (kbench.unit.model, kbench.unit.gate).
 foreach(key probe_gbps probe_copy_gbps probe_madd_gflops probe_chain_gsteps)
   if(NOT recorded MATCHES "\"${key}\": [0-9]")
     message(FATAL_ERROR "record: ${base} has no ${key} (the machine probe at recording)")

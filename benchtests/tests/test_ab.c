@@ -2,8 +2,8 @@
  * without a base driver records, and how the pairs become the case's
  * latency decision and base median. The pairs themselves are measured end
  * to end by kbench.e2e.ab. */
-#include "ab.h"
 #include "kb_test.h"
+#include "partner/ab.h"
 
 #include <math.h>
 #include <string.h>

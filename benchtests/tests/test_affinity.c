@@ -2,7 +2,7 @@
  * on made-up CPU lists, and pinning the calling thread (or every thread)
  * to allowed CPUs and back on this machine. */
 #define _GNU_SOURCE
-#include "affinity.h"
+#include "base/affinity.h"
 #include "kb_test.h"
 
 #include <pthread.h>

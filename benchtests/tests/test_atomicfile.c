@@ -1,6 +1,6 @@
 /* kb_write_file_atomic and kb_mkdir_p. */
 #define _POSIX_C_SOURCE 200809L
-#include "atomicfile.h"
+#include "base/atomicfile.h"
 #include "kb_test.h"
 
 #include <dirent.h>

@@ -2,7 +2,7 @@
  * A GPU backend has no device, stream or events until then; the CPU backend
  * refuses work the same way, so that a mode skipping the setup fails in the
  * project's own tests and not only on a GPU machine. */
-#include "backend.h"
+#include "backend/backend.h"
 #include "kb_test.h"
 
 static int call(const kb_args *a) {

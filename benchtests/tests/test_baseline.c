@@ -1,9 +1,9 @@
 /* Baseline files: merge, read back, deterministic bytes, and clear errors on
  * malformed input that never lose the file. */
 #define _POSIX_C_SOURCE 200809L
-#include "baseline.h"
-#include "jsonutil.h"
-#include "jsonw.h"
+#include "formats/baseline.h"
+#include "formats/json_read.h"
+#include "formats/json_write.h"
 #include "kb_test.h"
 
 #include <cjson/cJSON.h>

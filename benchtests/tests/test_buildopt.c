@@ -1,7 +1,7 @@
 /* kb_build_opt and kb_build_opt_differs: which flags make two builds time
  * differently, and that flags which do not (warnings, definitions, the order
  * of the same ISA switches) never do. */
-#include "buildopt.h"
+#include "base/buildopt.h"
 #include "kb_test.h"
 
 #include <string.h>

@@ -4,8 +4,8 @@
  * and as a calibration run reuses it: only when fresh for this machine,
  * boot, build and cases, else measured again, never an error. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
-#include "calibration.h"
 #include "kb_test.h"
+#include "run/calibration.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
  * driver here; on a machine with one, the bus id below matches no device),
  * which must fail softly: -1, a why line naming the library, and every
  * query -1 without touching its output. */
-#include "devmon.h"
 #include "kb_test.h"
+#include "machine/devmon.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* kb_thread_disturbed on constructed marks, and kb_thread_mark_now on this
  * thread (its CPU time moves while it computes). */
-#include "disturb.h"
 #include "kb_test.h"
+#include "machine/disturb.h"
 
 /* A switch is judged by the time it cost: 1 us lost of 1 ms is none, and
  * without a CPU clock the switch alone counts. */

@@ -1,4 +1,4 @@
-#include "expr.h"
+#include "formats/expr.h"
 #include "kb_test.h"
 
 #include <string.h>

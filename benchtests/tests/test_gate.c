@@ -1,10 +1,10 @@
 /* The latency and accuracy gates on synthetic measurements, and the output
  * comparison (poisoning, unwritten and non-finite elements) they rely on. */
-#include "accuracy.h"
-#include "gate.h"
+#include "base/rng.h"
+#include "base/stats.h"
+#include "decide/gate.h"
 #include "kb_test.h"
-#include "rng.h"
-#include "stats.h"
+#include "measure/accuracy.h"
 
 #include <math.h>
 #include <string.h>

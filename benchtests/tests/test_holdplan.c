@@ -1,6 +1,6 @@
 /* kb_hold_time: the GPU backend's held-parts loop (holdplan.h), driven by a
  * fake part timer that records what it was asked and runs out on demand. */
-#include "holdplan.h"
+#include "backend/holdplan.h"
 #include "kb_test.h"
 
 #include <string.h>

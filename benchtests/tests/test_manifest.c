@@ -1,9 +1,9 @@
 /* kernel.json manifests: loading case lists and sweeps, the FLOP and byte
  * counts, and an error naming the file and the field for every kind of
  * malformed input. */
-#include "affinity.h"
+#include "base/affinity.h"
+#include "formats/manifest.h"
 #include "kb_test.h"
-#include "manifest.h"
 
 #include <dirent.h>
 #include <stdio.h>

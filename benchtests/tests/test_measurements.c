@@ -5,9 +5,9 @@
  * reading) is missing. CDash 2.6 keeps 40 characters of a name, so no name
  * made for any case of the committed kernels may be longer, and two may not
  * be the same. */
+#include "formats/manifest.h"
 #include "kb_test.h"
-#include "manifest.h"
-#include "report.h"
+#include "output/report.h"
 
 #include <dirent.h>
 #include <stdlib.h>

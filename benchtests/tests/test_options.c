@@ -1,9 +1,9 @@
 /* kb_options_parse: defaults, every option, the KBENCH_* environment
  * variables (overridden by options), and errors that name the culprit. */
 #define _POSIX_C_SOURCE 200809L
+#include "base/pathname.h"
+#include "driver/options.h"
 #include "kb_test.h"
-#include "options.h"
-#include "pathname.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

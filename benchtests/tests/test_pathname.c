@@ -1,6 +1,6 @@
 /* kb_path_format, kb_check_name and kb_check_path: a path is never cut. */
+#include "base/pathname.h"
 #include "kb_test.h"
-#include "pathname.h"
 
 #include <string.h>
 

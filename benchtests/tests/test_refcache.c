@@ -1,8 +1,8 @@
 /* kb_ref_cache: a case's reference is lent to its other variants, never to
  * another case or another shape, and never freed while one reads it. */
-#include "case.h"
+#include "formats/case.h"
 #include "kb_test.h"
-#include "refcache.h"
+#include "measure/refcache.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /* kb_roofline_of: which level a case's footprint lives in, what bounds it,
  * and its figure against the attainable rate, on made-up roofs; and a
  * manifest's transcendentals, counted at their cost, moving a case's bound. */
+#include "formats/manifest.h"
 #include "kb_test.h"
-#include "machine.h"
-#include "manifest.h"
-#include "roofline.h"
+#include "machine/model.h"
+#include "measure/roofline.h"
 
 #include <stdio.h>
 #include <string.h>

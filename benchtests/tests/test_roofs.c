@@ -3,7 +3,7 @@
  * the sweep, the runtime's copy counts inside the caches only, and missing
  * hooks or figures leave notes, not errors. */
 #include "kb_test.h"
-#include "roofs.h"
+#include "measure/roofs.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,10 +2,10 @@
  * without running or sleeping, so every assertion is independent of the
  * machine's speed. Time limits are set to 0 or far out of reach so that the
  * real clock the loop reads never decides an outcome. */
-#include "ab.h"
+#include "base/clock.h"
 #include "kb_test.h"
-#include "sampler.h"
-#include "timer.h"
+#include "measure/sampler.h"
+#include "partner/ab.h"
 
 #include <string.h>
 

@@ -1,8 +1,8 @@
 /* kb_stats_compute, kb_quantile_sorted and kb_mann_whitney_greater against
  * values worked out by hand. */
+#include "base/rng.h"
+#include "base/stats.h"
 #include "kb_test.h"
-#include "rng.h"
-#include "stats.h"
 
 #include <math.h>
 #include <string.h>

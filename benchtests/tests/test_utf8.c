@@ -1,6 +1,6 @@
 /* kb_utf8_copy: what a result's "error" may quote is made valid UTF-8. */
+#include "base/utf8.h"
 #include "kb_test.h"
-#include "utf8.h"
 
 #include <string.h>
 

@@ -3,8 +3,8 @@
  * variants.<name>; a variant that only a backend absent from this driver
  * may implement is not. */
 #define _GNU_SOURCE
+#include "formats/variantcheck.h"
 #include "kb_test.h"
-#include "variantcheck.h"
 
 #include <stdio.h>
 #include <string.h>

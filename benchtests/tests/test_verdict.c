@@ -1,7 +1,7 @@
 /* The verdict table (verdict.h): every name reads back as its verdict, the
  * words are usable in tables and messages, and the flags agree with them. */
+#include "decide/verdict.h"
 #include "kb_test.h"
-#include "verdict.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -1,10 +1,10 @@
 /* kbench-baseline: checks baseline files and derives modified copies, the
  * latter for the gate's self-tests and its measurement script
  * (benchtests/tools/gate_targets.sh). */
-#include "atomicfile.h"
-#include "baseline.h"
-#include "jsonutil.h"
-#include "jsonw.h"
+#include "base/atomicfile.h"
+#include "formats/baseline.h"
+#include "formats/json_read.h"
+#include "formats/json_write.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -7,7 +7,7 @@
  * is made, so the report's memory does not grow with the results' size.
  * The parts are in report/ (summary.h). */
 #define _GNU_SOURCE
-#include "atomicfile.h"
+#include "base/atomicfile.h"
 #include "report/buf.h"
 #include "report/outfiles.h"
 #include "report/summary.h"

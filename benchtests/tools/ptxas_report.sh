@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Resource use of every CUDA kernel, as ptxas reports it: compiles each
-# kernels/<k>/<k>.cu, the backend's device code (benchtests/src/*.cu, the
+# kernels/<k>/<k>.cu, the backend's device code (benchtests/src/backend/*.cu, the
 # compute roofs) and the test kernels' (benchtests/tests/<k>/<k>.cu: the slow
 # test kernel of gpu_check.sh's step ab) for the given architectures with -Xptxas -v (as the build
 # does: -std=c++17 -O3, the project's include path, the library variants
@@ -53,7 +53,7 @@ ptxas_lines() {
 }
 
 shopt -s nullglob
-for cu in "$source_dir"/kernels/*/*.cu "$source_dir"/benchtests/src/*.cu \
+for cu in "$source_dir"/kernels/*/*.cu "$source_dir"/benchtests/src/*/*.cu \
     "$source_dir"/benchtests/tests/*/*.cu; do
     k=$(basename "$cu" .cu)
     "$nvcc" -x cu -std=c++17 -O3 "${gencode[@]}" -Xptxas -v \

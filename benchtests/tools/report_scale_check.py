@@ -47,7 +47,7 @@ def number(v):
 
 
 def emit(v, depth, out):
-    """v in the driver's layout (jsonw.c): keys sorted, two-space indent, flat arrays inline."""
+    """v in the driver's layout (formats/json_write.c): keys sorted, two-space indent, flat arrays inline."""
     pad = "  " * (depth + 1)
     if isinstance(v, dict):
         if not v:

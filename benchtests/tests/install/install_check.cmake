@@ -17,9 +17,10 @@ file(REMOVE_RECURSE "${WORK}")
 set(prefix "${WORK}/prefix")
 run_step("install" 0 "${CMAKE_COMMAND}" --install "${BUILD}" --prefix "${prefix}")
 
-# The public headers only: none of the harness's own (benchtests/src/*.h).
-file(GLOB internal RELATIVE "${SOURCE}/benchtests/src" "${SOURCE}/benchtests/src/*.h")
+# The public headers only: none of the harness's own (benchtests/src/<layer>/*.h).
+file(GLOB_RECURSE internal RELATIVE "${SOURCE}/benchtests/src" "${SOURCE}/benchtests/src/*.h")
 foreach(header IN LISTS internal)
+  get_filename_component(header "${header}" NAME)
   file(GLOB_RECURSE found "${prefix}/${header}" "${prefix}/*/${header}")
   if(found)
     message(FATAL_ERROR "install: internal header ${header} installed as ${found}")

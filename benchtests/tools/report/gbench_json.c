@@ -10,8 +10,8 @@
  * samples come back from the run's spool), so that its memory does not
  * grow with the run. Mapping and choices: docs/report.md. */
 #include "buf.h"
+#include "formats/json_write.h"
 #include "jsonout.h"
-#include "jsonw.h"
 #include "summary.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 #include "jsonout.h"
 
-/* The harness's JSON writer (jsonw.h), writing into b as it goes. */
+/* The harness's JSON writer (formats/json_write.h), writing into b as it goes. */
 static void put_buf(void *ctx, const char *s, size_t n) {
     kb_buf_putn(ctx, s, n);
 }

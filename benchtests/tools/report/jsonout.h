@@ -1,12 +1,12 @@
 /* JSON text written into a kb_buf (buf.h) as it is made, so that a file of
  * any length goes out in pieces: the harness's deterministic writer
- * (jsonw.h) bound to the buffer, so summary.json has the layout and number
+ * (formats/json_write.h) bound to the buffer, so summary.json has the layout and number
  * format of every other JSON file kbench writes. */
 #ifndef KB_JSONOUT_H
 #define KB_JSONOUT_H
 
 #include "buf.h"
-#include "jsonw.h"
+#include "formats/json_write.h"
 
 #include <cjson/cJSON.h>
 

@@ -1,7 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "jsonstream.h"
 
-#include "utf8.h"
+#include "base/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>

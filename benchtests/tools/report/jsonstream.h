@@ -2,7 +2,7 @@
  * as a cJSON tree, except the arrays a hook claims: their elements are built
  * one at a time, handed to the hook and freed, so that the tree never holds
  * them (a result's cases, and each case's samples). The rules are the
- * harness's reader's (jsonutil.h), with the same messages: a syntax error
+ * harness's reader's (formats/json_read.h), with the same messages: a syntax error
  * names the file, line and column; a NUL byte, a "\u0000" escape, a number
  * that is not finite (1e999), a key that appears twice in one object and a
  * string or key that is not UTF-8 name the file and the field. A FIFO
@@ -10,7 +10,7 @@
 #ifndef KB_JSONSTREAM_H
 #define KB_JSONSTREAM_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <cjson/cJSON.h>
 

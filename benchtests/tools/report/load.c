@@ -5,11 +5,11 @@
  * each copied into the model and freed, its samples checked as they come
  * and, for gbench, put in the run's spool. */
 #define _GNU_SOURCE
+#include "base/clock.h"
+#include "decide/verdict.h"
+#include "formats/json_read.h"
 #include "jsonstream.h"
-#include "jsonutil.h"
 #include "summary.h"
-#include "timer.h"
-#include "verdict.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #ifndef KB_OUTFILES_H
 #define KB_OUTFILES_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <stdio.h>
 

@@ -10,7 +10,7 @@
  * other label and no point (svgkit.h). Each point and ceiling carries its
  * figures as kb: attributes (a namespace of its own, allowed in SVG 1.1),
  * which the tests read. */
-#include "calibration.h"
+#include "run/calibration.h"
 #include "summary.h"
 #include "svgkit.h"
 

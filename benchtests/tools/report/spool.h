@@ -6,7 +6,7 @@
 #ifndef KB_SPOOL_H
 #define KB_SPOOL_H
 
-#include "error.h"
+#include "base/error.h"
 
 #include <stdio.h>
 

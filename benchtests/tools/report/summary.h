@@ -10,10 +10,10 @@
 #ifndef KB_SUMMARY_H
 #define KB_SUMMARY_H
 
-#include "error.h"
+#include "base/error.h"
+#include "decide/verdict.h"
 #include "spool.h"
 #include "strpool.h"
-#include "verdict.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>

@@ -1,8 +1,8 @@
 /* summary.md: the run for a merge request. Pass/fail counts, the failed
  * cases first, the chart, the environment, a leaderboard grouped by kernel,
  * backend and precision, and the variant speedups. */
-#include "calibration.h"
 #include "mdtext.h"
+#include "run/calibration.h"
 #include "summary.h"
 
 #include <math.h>
