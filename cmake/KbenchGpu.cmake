@@ -244,10 +244,11 @@ endfunction()
 
 # The device code of kbench's GPU backend `backend` (cuda or hip), the
 # sources in ARGN: the compute roofs (benchtests/src/backend/gpu_roofs.cu,
-# docs/gpu.md "GPU roofs") and the stream hold of the timed calls
+# docs/gpu-timing.md "GPU roofs") and the stream hold of the timed calls
 # (gpu_hold.cu, "Timing"), a static library kb_gpu_roofs_<backend> (named
 # for its first source; the name is kept for the installed package) that
-# the backend objects kb_backend_<backend> link. nvcc compiles them as CUDA;
+# the backend objects kb_backend_<backend> link; they name the harness's
+# headers by layer ("backend/gpu_hold.h"), from the folder above theirs. nvcc compiles them as CUDA;
 # for HIP, hipcc compiles each through a custom command as the kernels' GPU
 # sources are (a static library, not the backend's object library, because
 # an object library cannot hold a prebuilt object). For kbench's own build
@@ -264,7 +265,8 @@ function(kbench_add_gpu_backend_device_code backend)
       $<$<BOOL:${KBENCH_WERROR}>:-Werror=all-warnings -Xcompiler=-Werror>)
     foreach(source IN LISTS ARGN)
       get_filename_component(src_dir "${source}" DIRECTORY)
-      target_include_directories(${lib} PRIVATE "${src_dir}")
+      get_filename_component(src_root "${src_dir}" DIRECTORY)
+      target_include_directories(${lib} PRIVATE "${src_root}")
     endforeach()
     # cuBLAS for the tensor-core figure.
     target_link_libraries(${lib} PUBLIC kbench::harness CUDA::cudart CUDA::cublas)
@@ -272,9 +274,10 @@ function(kbench_add_gpu_backend_device_code backend)
     set(objs "")
     foreach(source IN LISTS ARGN)
       get_filename_component(src_dir "${source}" DIRECTORY)
+      get_filename_component(src_root "${src_dir}" DIRECTORY)
       get_filename_component(name "${source}" NAME_WE)
       set(obj "${CMAKE_CURRENT_BINARY_DIR}/hip/${name}.o")
-      _kb_hip_object("${obj}" "${source}" "${no_source_path}" "-I${src_dir}")
+      _kb_hip_object("${obj}" "${source}" "${no_source_path}" "-I${src_root}")
       list(APPEND objs "${obj}")
     endforeach()
     add_library(${lib} STATIC ${objs})

@@ -24,7 +24,7 @@ endmacro()
 # lists "onednn". Looked for only then, in kbench's build and in a
 # consumer's alike: a project without such a kernel does not need it. The
 # kernels link OpenMP themselves to run oneDNN on one thread
-# (omp_set_num_threads, kb/onednn.h): Debian's oneDNN uses OpenMP.
+# (omp_set_num_threads, kb/vendor/onednn.h): Debian's oneDNN uses OpenMP.
 function(_kb_import_onednn)
   if(TARGET kb::onednn)
     return()

@@ -1,8 +1,9 @@
-# `cmake --install <build> --prefix P`: the harness and driver libraries, the
-# GPU backend objects, the public headers kb/*.h, the tools, the calibration
-# kernel and the CMake package (lib/cmake/kbench: kbenchConfig.cmake, its
-# version file, the exported targets kbench::* and the helpers that define
-# kbench_add_kernel). docs/using-kbench-in-your-project.md.
+# `cmake --install <build> --prefix P`: the harness, driver and reference
+# libraries, the GPU backend objects, the public headers under kb/ and kbref/,
+# the tools, the calibration kernel and the CMake package (lib/cmake/kbench:
+# kbenchConfig.cmake, its version file, the exported targets kbench::* and
+# the helpers that define kbench_add_kernel).
+# docs/using-kbench-in-your-project.md.
 
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -13,12 +14,14 @@ mark_as_advanced(KBENCH_INSTALL_CMAKEDIR)
 
 # Call once, after the targets are defined.
 function(kbench_install)
-  set(targets kb_harness kb_driver kb_warnings kb_kernel_flags)
+  set(targets kb_harness kb_driver kb_reference kb_warnings kb_kernel_flags)
   get_property(backends GLOBAL PROPERTY KBENCH_INSTALL_TARGETS)
   install(TARGETS ${targets} ${backends} EXPORT kbenchTargets
     ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
     OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/kbench/objects")
   install(DIRECTORY "${PROJECT_SOURCE_DIR}/benchtests/include/kb"
+    DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" FILES_MATCHING PATTERN "*.h")
+  install(DIRECTORY "${PROJECT_SOURCE_DIR}/reference/include/kbref"
     DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" FILES_MATCHING PATTERN "*.h")
   install(EXPORT kbenchTargets NAMESPACE kbench:: DESTINATION "${KBENCH_INSTALL_CMAKEDIR}")
 

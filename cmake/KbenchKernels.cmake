@@ -13,7 +13,10 @@
 # The fixed vocabulary, set in every function that needs it (a variable of
 # this file's scope is not visible to a caller in another directory).
 macro(_kb_constants)
+  # The backends and which of them are GPUs, as the driver's table has them
+  # (benchtests/src/formats/vocab.h; kbench.unit.backend_names compares).
   set(KBENCH_KNOWN_BACKENDS cpu cuda hip)
+  set(KBENCH_GPU_BACKENDS cuda hip)
   set(KBENCH_KNOWN_PRECISIONS fp64 fp32 fp16 bf16)
   # Libraries a manifest may ask for ("libraries": [...]): each is linked into
   # the drivers of the backend it serves and announced to the sources as
@@ -26,7 +29,7 @@ macro(_kb_constants)
   set(KBENCH_KNOWN_LIBRARIES openblas onednn cublas cudnn)
   # The top-level keys of a manifest; any key ending in "_note" is free text.
   # The driver's reader has the same list (root_keys in
-  # benchtests/src/manifest.c): change both together.
+  # benchtests/src/formats/manifest.c): change both together.
   set(KBENCH_MANIFEST_KEYS name description backends precisions tolerance flops bytes cases
     sweep full variants libraries labels calibration timeout transcendentals threads)
   set(KBENCH_DEFAULT_TEST_TIMEOUT 300)
@@ -321,7 +324,7 @@ endfunction()
 # Reads and checks what configure needs from a manifest, failing with the
 # manifest and the field named, and sets in the caller: name, backends,
 # precisions, extra_labels, timeout, has_full, has_calibration, libraries.
-# The driver validates the whole file (benchtests/src/manifest.c) with the
+# The driver validates the whole file (benchtests/src/formats/manifest.c) with the
 # same rules for these fields. Usable in script mode (cmake -P), which the
 # unit test kbench.unit.manifest relies on.
 function(_kb_read_manifest manifest folder)
@@ -430,6 +433,24 @@ endmacro()
 # Where every test of this build tree writes its result JSON.
 function(_kb_results_dir out)
   set(${out} "${CMAKE_BINARY_DIR}/kbench-results" PARENT_SCOPE)
+endfunction()
+
+# The flags every reference is compiled with, in `out`: the reference
+# library's sources (reference/) and each kernel folder's reference.c and
+# reference_*.c, whatever the build type and KBENCH_CPU_NATIVE say. Placed
+# after the build type's flags, so -O2 replaces -O3 or -O0; no contraction
+# into FMAs and no fast-math, so every operation rounds as written; nothing
+# for the machine (no -march). Read by kbench's own build and by a
+# consumer's (this file is installed).
+function(_kb_reference_flags out)
+  if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")
+    set(flags -O2 -ffp-contract=off -fno-fast-math)
+  elseif(CMAKE_C_COMPILER_ID STREQUAL "MSVC")
+    set(flags /O2 /fp:precise)
+  else()
+    set(flags "")
+  endif()
+  set(${out} "${flags}" PARENT_SCOPE)
 endfunction()
 
 # The flags a kernel's sources get beyond the build type's, in `out`: -O3
@@ -584,8 +605,10 @@ endfunction()
 #                   [LABELS <label>...] [TIMEOUT <seconds>]
 #                   [LINK_LIBRARIES <target or library>...])
 # Registers the kernel folder <dir> (kernel.json, its C sources, reference.c,
-# <name>.cu): the object library kbench-<name>-host (the folder's C sources),
-# the driver kbench-<name> (and kbench-<name>-<gpu backend>) and the tests
+# <name>.cu): the object libraries kbench-<name>-host (the folder's C
+# sources) and kbench-<name>-reference (reference.c and reference_*.c, with
+# kbench::reference and the fixed flags of _kb_reference_flags), the driver
+# kbench-<name> (and kbench-<name>-<gpu backend>) and the tests
 # <name>.<backend>.<precision>. BACKENDS narrows the backends (those of the
 # manifest that are enabled: kbench's KBENCH_BACKENDS, or what the installed
 # package and this project's toolchains provide); LABELS adds labels;
@@ -788,16 +811,27 @@ function(_kb_add_kernel_folder dir expect_name only_backends labels timeout_over
       "${dir}/reference.c, ending with KB_REGISTER_REFERENCE)")
   endif()
   file(GLOB cpu_sources CONFIGURE_DEPENDS "${dir}/*.c")
+  file(GLOB ref_sources CONFIGURE_DEPENDS "${dir}/reference.c" "${dir}/reference_*.c")
+  list(REMOVE_ITEM cpu_sources ${ref_sources})
 
-  # The kernel's C sources and reference, compiled once for every driver,
-  # with the build information the drivers record.
+  # The kernel's C sources, compiled once for every driver with the
+  # kernels' flags, and the build information the drivers record.
   set(host ${exe}-host)
   add_library(${host} OBJECT ${cpu_sources})
   kbench_add_build_info(${host} ${name} "${manifest}")
   target_link_libraries(${host} PUBLIC kbench::driver m PRIVATE kbench::kernel_flags
     kbench::warnings)
+  # Its reference (reference.c, reference_*.c) apart, with the reference
+  # library and its fixed flags instead of the kernels' (-march=native):
+  # what the kernel is checked against does not move with the machine.
+  set(ref ${exe}-reference)
+  add_library(${ref} OBJECT ${ref_sources})
+  _kb_reference_flags(ref_flags)
+  target_compile_options(${ref} PRIVATE ${ref_flags})
+  target_link_libraries(${ref} PUBLIC kbench::driver kbench::reference m ${ARGN}
+    PRIVATE kbench::warnings)
   add_executable(${exe})
-  target_link_libraries(${exe} PRIVATE ${host})
+  target_link_libraries(${exe} PRIVATE ${host} ${ref})
   # The report fixtures run kbench-report after the tests: built with any
   # driver where kbench is built too (kbench's tree, or as a subproject).
   if(TARGET kbench-report)
@@ -816,7 +850,7 @@ function(_kb_add_kernel_folder dir expect_name only_backends labels timeout_over
     endif()
     set(driver ${exe})
     set(gpu_labels "")
-    if(NOT backend STREQUAL "cpu")
+    if(backend IN_LIST KBENCH_GPU_BACKENDS)
       set(gpu_source "${dir}/${name}.cu")
       if(NOT EXISTS "${gpu_source}")
         message(FATAL_ERROR "${manifest}: field 'backends': '${backend}' is declared but the "
@@ -825,7 +859,7 @@ function(_kb_add_kernel_folder dir expect_name only_backends labels timeout_over
       set(driver ${exe}-${backend})
       cmake_language(CALL kbench_add_${backend}_driver ${name} ${driver} ${host} "${gpu_source}")
       _kb_backend_libraries(targets defines "${libraries}" ${backend})
-      target_link_libraries(${driver} PRIVATE ${targets})
+      target_link_libraries(${driver} PRIVATE ${ref} ${targets})
       target_compile_definitions(${driver} PRIVATE ${defines})
       set_target_properties(${driver} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
       set(gpu_labels gpu)

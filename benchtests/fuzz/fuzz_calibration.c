@@ -2,7 +2,7 @@
  * on arbitrary bytes, for the backend and hardware id the seeds carry, so
  * that accepted files reach the "present" path too. */
 #include "fuzz_input.h"
-#include "run/calibration.h"
+#include "measure/calibration_file.h"
 
 #include <stddef.h>
 #include <stdint.h>

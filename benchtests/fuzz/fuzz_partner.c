@@ -1,5 +1,6 @@
 /* libFuzzer harness: the A/B partner protocol (partner/protocol.h) on arbitrary
- * bytes, both ends, without processes. The first byte picks the end:
+ * bytes, both ends, without processes, and through them every reader of the
+ * wire format (partner/protocol_wire.h). The first byte picks the end:
  *  - even: the base's side, kb_partner_serve reading the head's commands
  *    from the rest of the input, with a stand-in server (case "c" of
  *    variant "default" is ready, "skip" declines, "fail" errs, others are

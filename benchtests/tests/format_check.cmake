@@ -20,7 +20,7 @@ if(NOT CMAKE_MATCH_1 EQUAL FORMAT_MAJOR)
 endif()
 
 set(globs)
-foreach(dir benchtests kernels)
+foreach(dir benchtests kernels reference examples)
   foreach(ext c h cu cuh)
     list(APPEND globs "${SOURCE_DIR}/${dir}/*.${ext}")
   endforeach()

@@ -6,7 +6,7 @@ swish driver on a manifest alone (no option, variable or other file), and
 validates them all with check-jsonschema in one call. Every manifest the
 driver accepts (exit 0) must pass the schema; every one it refuses must fail
 it, except the cases listed in GAPS: what a JSON Schema cannot say, each
-with the reason (docs/adding-a-kernel.md). A refused case the schema passes
+with the reason (docs/manifest.md). A refused case the schema passes
 and that is not a known gap fails the test: the schema missed a rule.
 """
 import argparse

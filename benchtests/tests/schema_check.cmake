@@ -1,5 +1,5 @@
 # The manifest schema (benchtests/schema/kernel.schema.json) against the
-# manifests and the driver's reader (cmake -P; docs/adding-a-kernel.md):
+# manifests and the driver's reader (cmake -P; docs/manifest.md):
 #   1. the schema is a valid JSON Schema (its metaschema)
 #   2. every manifest found at configure time validates
 #   3. copies of BASE with one planted error each (an unknown key, a

@@ -606,6 +606,10 @@ static void test_entry_keys_have_the_driver_form(void) {
         write_with_entry(path, bad[i], "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
         expect_open_error(path, (const char *const[]){"field 'entries.", "the key", NULL});
     }
+    write_with_entry(path, "tpu.fp32.default.small",
+                     "{\"median_ms\": 1.0, \"rmse\": 0, " GOOD_ENV "}");
+    expect_open_error(
+        path, (const char *const[]){"names an unknown backend (expected cpu, cuda or hip)", NULL});
     /* what kb_baseline_key writes reads back */
     const char *good[] = {"cpu.fp16.fused+cold.b16_s256", "cpu.fp32.default+t4.n16m_t4",
                           "cpu.fp32.default+cold+t1024.n", "cpu.fp32.default+t2.n_tall"};

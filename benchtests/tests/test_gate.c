@@ -4,7 +4,7 @@
 #include "base/stats.h"
 #include "decide/gate.h"
 #include "kb_test.h"
-#include "measure/accuracy.h"
+#include "kbref/metrics.h"
 
 #include <math.h>
 #include <string.h>
@@ -598,12 +598,12 @@ static void test_no_samples_falls_back_to_ci(void) {
 static const kb_tolerance tol = {1, 1e-3, 1e-2};
 
 /* An fp64 output of n elements equal to ref plus err[i]. */
-static kb_accuracy compare(const double *ref, const double *err, int n) {
+static kbref_accuracy compare(const double *ref, const double *err, int n) {
     double out[128];
-    kb_accuracy acc = {0};
+    kbref_accuracy acc = {0};
     for (int i = 0; i < n; ++i) out[i] = ref[i] + err[i];
-    kb_accuracy_add(&acc, out, KB_FP64, ref, (size_t)n);
-    kb_accuracy_finish(&acc);
+    kbref_accuracy_add(&acc, out, KB_FP64, ref, (size_t)n);
+    kbref_accuracy_finish(&acc);
     return acc;
 }
 
@@ -619,7 +619,7 @@ static void test_accuracy_within_tolerance(void) {
     double err[100];
     init_ref();
     for (int i = 0; i < 100; ++i) err[i] = i % 2 ? 5e-4 : -5e-4; /* rmse 5e-4 */
-    kb_accuracy acc = compare(ref100, err, 100);
+    kbref_accuracy acc = compare(ref100, err, 100);
     ASSERT_NEAR(acc.rmse, 5e-4, 1e-12);
     kb_baseline_entry b = {.rmse = 4e-4};
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, &b, why, sizeof why), 0);
@@ -633,7 +633,7 @@ static void test_accuracy_rmse_over(void) {
     double err[100];
     init_ref();
     for (int i = 0; i < 100; ++i) err[i] = 2e-3; /* rmse 2e-3 > 1e-3; max 2e-3 < 1e-2 */
-    kb_accuracy acc = compare(ref100, err, 100);
+    kbref_accuracy acc = compare(ref100, err, 100);
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, NULL, why, sizeof why), 1);
     ASSERT_STR_CONTAINS(why, "rmse 2.000e-03 exceeds the manifest tolerance 1.000e-03");
 }
@@ -646,7 +646,7 @@ static void test_accuracy_max_abs_over(void) {
     init_ref();
     memset(err, 0, sizeof err);
     err[7] = 2e-2; /* rmse sqrt(4e-4 / 100) = 2e-3, fine; one element 2e-2 off */
-    kb_accuracy acc = compare(ref100, err, 100);
+    kbref_accuracy acc = compare(ref100, err, 100);
     ASSERT_NEAR(acc.rmse, 2e-3, 1e-12);
     ASSERT_INT_EQ(acc.worst, 7);
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, NULL, why, sizeof why), 1);
@@ -662,20 +662,20 @@ static void test_accuracy_unwritten_and_nonfinite(void) {
     char why[1024];
     double out[4];
     const double ref[4] = {1, 2, 3, 4};
-    kb_poison(out, KB_FP64, 4);
+    kbref_poison(out, KB_FP64, 4);
     out[0] = 1;
     out[1] = 2;
-    kb_accuracy acc = {0};
-    kb_accuracy_add(&acc, out, KB_FP64, ref, 4);
-    kb_accuracy_finish(&acc);
+    kbref_accuracy acc = {0};
+    kbref_accuracy_add(&acc, out, KB_FP64, ref, 4);
+    kbref_accuracy_finish(&acc);
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, NULL, why, sizeof why), 1);
     ASSERT_STR_CONTAINS(why, "2 of 4 output elements were never written");
 
     out[2] = NAN;
     out[3] = INFINITY;
     memset(&acc, 0, sizeof acc);
-    kb_accuracy_add(&acc, out, KB_FP64, ref, 4);
-    kb_accuracy_finish(&acc);
+    kbref_accuracy_add(&acc, out, KB_FP64, ref, 4);
+    kbref_accuracy_finish(&acc);
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, NULL, why, sizeof why), 1);
     ASSERT_STR_CONTAINS(why, "2 output elements are NaN/Inf");
 }
@@ -687,7 +687,7 @@ static void test_accuracy_drift(void) {
     double err[100];
     init_ref();
     for (int i = 0; i < 100; ++i) err[i] = 5e-3;
-    kb_accuracy acc = compare(ref100, err, 100);
+    kbref_accuracy acc = compare(ref100, err, 100);
     kb_baseline_entry b = {.rmse = 1e-3}; /* |5e-3 - 1e-3| = 4e-3 > 1e-3 */
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 1);
     ASSERT_STR_CONTAINS(why, "rmse drifted");
@@ -749,7 +749,7 @@ static void test_accuracy_drift_relative(void) {
     kb_tolerance loose = {1, 1e-1, -1.0};
     char why[1024];
     kb_baseline_entry b = {.rmse = 2e-14};
-    kb_accuracy acc = {.n = 10, .n_compared = 10, .rmse = 2.9e-14};
+    kbref_accuracy acc = {.n = 10, .n_compared = 10, .rmse = 2.9e-14};
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
     acc.rmse = 1.1e-14;
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &loose, &acc, &b, why, sizeof why), 0);
@@ -794,14 +794,14 @@ static void test_accuracy_drift_relative(void) {
 static void test_accuracy_counts_every_rule(void) {
     kb_gate_cfg cfg = kb_gate_defaults();
     char why[2048];
-    kb_accuracy acc = {.n = 10, .n_nonfinite = 1, .n_unwritten = 2, .rmse = 0.5, .max_abs = 2.0};
+    kbref_accuracy acc = {.n = 10, .n_nonfinite = 1, .n_unwritten = 2, .rmse = 0.5, .max_abs = 2.0};
     kb_baseline_entry b = {.rmse = 0.0};
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &acc, &b, why, sizeof why), 5);
     int lines = 0;
     for (const char *p = why; *p; ++p) lines += *p == '\n';
     ASSERT_INT_EQ(lines, 5); /* one line per rule */
     /* A NaN rmse never passes. */
-    kb_accuracy nan_acc = {.n = 1, .rmse = NAN};
+    kbref_accuracy nan_acc = {.n = 1, .rmse = NAN};
     ASSERT_INT_EQ(kb_gate_accuracy(&cfg, &tol, &nan_acc, NULL, why, sizeof why), 1);
     /* A short buffer truncates the text but not the count. */
     char small[16];
@@ -814,14 +814,14 @@ static void test_poison_counts_unwritten_all_precisions(void) {
     for (int p = 0; p < KB_PREC_COUNT; ++p) {
         kb_test_current = kb_prec_name((kb_prec)p);
         unsigned char buf[10 * 8];
-        kb_poison(buf, (kb_prec)p, 10);
+        kbref_poison(buf, (kb_prec)p, 10);
         /* The kernel writes elements 0, 3 and 7 (values exact in all four). */
         kb_store_f64(buf, (kb_prec)p, 0, ref[0]);
         kb_store_f64(buf, (kb_prec)p, 3, ref[3]);
         kb_store_f64(buf, (kb_prec)p, 7, ref[7]);
-        kb_accuracy acc = {0};
-        kb_accuracy_add(&acc, buf, (kb_prec)p, ref, 10);
-        kb_accuracy_finish(&acc);
+        kbref_accuracy acc = {0};
+        kbref_accuracy_add(&acc, buf, (kb_prec)p, ref, 10);
+        kbref_accuracy_finish(&acc);
         ASSERT_INT_EQ(acc.n, 10);
         ASSERT_INT_EQ(acc.n_unwritten, 7);
         ASSERT_INT_EQ(acc.n_nonfinite, 0);
@@ -831,8 +831,8 @@ static void test_poison_counts_unwritten_all_precisions(void) {
         kb_store_f64(buf, (kb_prec)p, 6, -INFINITY);
         kb_store_f64(buf, (kb_prec)p, 9, ref[9] + 0.5);
         memset(&acc, 0, sizeof acc);
-        kb_accuracy_add(&acc, buf, (kb_prec)p, ref, 10);
-        kb_accuracy_finish(&acc);
+        kbref_accuracy_add(&acc, buf, (kb_prec)p, ref, 10);
+        kbref_accuracy_finish(&acc);
         ASSERT_INT_EQ(acc.n_unwritten, 4);
         ASSERT_INT_EQ(acc.n_nonfinite, 2);
         /* Four finite pairs, one 0.5 off: rmse sqrt(0.25 / 4) = 0.25. */
@@ -848,19 +848,19 @@ static void test_poison_counts_unwritten_all_precisions(void) {
 static void test_accuracy_accumulates_tensors(void) {
     const double ref[2] = {1, 2};
     const double a[2] = {1.5, 2}, b[2] = {1, 1.5};
-    kb_accuracy acc = {0};
-    kb_accuracy_add(&acc, a, KB_FP64, ref, 2);
-    kb_accuracy_add(&acc, b, KB_FP64, ref, 2);
-    kb_accuracy_finish(&acc);
+    kbref_accuracy acc = {0};
+    kbref_accuracy_add(&acc, a, KB_FP64, ref, 2);
+    kbref_accuracy_add(&acc, b, KB_FP64, ref, 2);
+    kbref_accuracy_finish(&acc);
     ASSERT_INT_EQ(acc.n, 4);
     ASSERT_NEAR(acc.rmse, sqrt(0.5 / 4), 1e-15); /* two errors of 0.5 in four */
     ASSERT_INT_EQ(acc.worst, 0);                 /* the first tensor's 0.5 came first */
     /* Nothing finite to compare: rmse 0, not NaN. */
     double nothing[2];
-    kb_accuracy none = {0};
-    kb_poison(nothing, KB_FP64, 2);
-    kb_accuracy_add(&none, nothing, KB_FP64, ref, 2);
-    kb_accuracy_finish(&none);
+    kbref_accuracy none = {0};
+    kbref_poison(nothing, KB_FP64, 2);
+    kbref_accuracy_add(&none, nothing, KB_FP64, ref, 2);
+    kbref_accuracy_finish(&none);
     ASSERT_NEAR(none.rmse, 0, 0);
 }
 

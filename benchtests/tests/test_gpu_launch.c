@@ -1,7 +1,7 @@
-/* The GPU launch-configuration logic (kb/gpu_launch.h), on the CPU: which
+/* The GPU launch-configuration logic (kb/gpu/launch.h), on the CPU: which
  * launches are legal, the row kernels' shapes at and past their limits, and
  * the splitting of heads over launches. */
-#include "kb/gpu_launch.h"
+#include "kb/gpu/launch.h"
 #include "kb_test.h"
 
 #include <string.h>

@@ -1,8 +1,8 @@
-/* The GPU multiply-add probe's plan (kb/gpu_peak.h), on the CPU: one full
+/* The GPU multiply-add probe's plan (kb/gpu/peak.h), on the CPU: one full
  * wave of legal blocks for the devices kbench targets, the flops it counts,
  * and how the launch is sized. */
-#include "kb/gpu_launch.h"
-#include "kb/gpu_peak.h"
+#include "kb/gpu/launch.h"
+#include "kb/gpu/peak.h"
 #include "kb_test.h"
 
 /* A plan is legal for the probe kernel (launch bound KB_PEAK_THREADS) and

@@ -148,7 +148,7 @@ static void test_bad_top_level_fields(void) {
                  "field 'backends': expected a non-empty array");
     expect_error("{" NAME ", " COUNTS ", \"backends\": [\"cpu\", \"tpu\"], " PRECS ", " TOLS
                  ", " CASES "}",
-                 "field 'backends[1]': unknown backend 'tpu'");
+                 "field 'backends[1]': unknown backend 'tpu' (expected cpu, cuda or hip)");
     expect_error("{" NAME ", " COUNTS ", \"backends\": [3], " PRECS ", " TOLS ", " CASES "}",
                  "field 'backends[0]': expected a string");
     expect_error("{" NAME ", " COUNTS ", " BACKENDS ", \"precisions\": [], " TOLS ", " CASES "}",

@@ -30,15 +30,15 @@ static kb_case_result *bare_result(void) {
     kb_case_result *r = calloc(1, sizeof *r);
     r->c = &test_case;
     strcpy(r->variant, "default");
-    r->stats.median = 0.25;
-    r->lat.verdict = KB_LAT_NO_BASELINE;
-    r->lat.drift = 1.0;
-    r->acc.rmse = 1e-7;
-    r->gbps = 40.0;
-    r->gflops = 3.0;
-    r->pct_peak_bw = -1.0;
-    r->pct_roofline = -1.0;
-    r->vendor_speedup = -1.0;
+    r->measured.stats.median = 0.25;
+    r->decision.lat.verdict = KB_LAT_NO_BASELINE;
+    r->decision.lat.drift = 1.0;
+    r->measured.acc.rmse = 1e-7;
+    r->measured.gbps = 40.0;
+    r->measured.gflops = 3.0;
+    r->measured.pct_peak_bw = -1.0;
+    r->measured.pct_roofline = -1.0;
+    r->measured.vendor_speedup = -1.0;
     return r;
 }
 
@@ -134,27 +134,27 @@ static void test_nothing_to_compare_sends_neutral_values(void) {
 
 static void test_measured_figures_pass_through(void) {
     kb_case_result *r = bare_result();
-    r->has_base = 1;
-    r->base.median_ms = 0.2;
-    r->lat.verdict = KB_LAT_OK;
-    r->lat.ratio = 1.25;
-    r->lat.drift = 1.1;
-    r->lat.best = 1;
+    r->decision.has_base = 1;
+    r->decision.base.median_ms = 0.2;
+    r->decision.lat.verdict = KB_LAT_OK;
+    r->decision.lat.ratio = 1.25;
+    r->decision.lat.drift = 1.1;
+    r->decision.lat.best = 1;
     r->ab.n_pairs = 7;
     r->ab.decision.ci_lo = 0.97;
     r->ab.decision.ci_hi = 1.04;
     r->ab.decision.spread = 0.021;
-    r->pct_peak_bw = 63.5;
-    r->pct_roofline = 81.5;
-    r->roofline.present = 1;
-    snprintf(r->roofline.bound, sizeof r->roofline.bound, "L2");
-    r->vendor_speedup = 0.7;
-    r->cmp.with = "unfused";
-    r->cmp.speedup = 1.8;
-    r->cmp.bytes_saved = 0.4;
-    r->power_w[1] = 210.0;
-    r->energy_mj[1] = 52.5;
-    r->timing = KB_TIMING_HELD;
+    r->measured.pct_peak_bw = 63.5;
+    r->measured.pct_roofline = 81.5;
+    r->measured.roofline.present = 1;
+    snprintf(r->measured.roofline.bound, sizeof r->measured.roofline.bound, "L2");
+    r->measured.vendor_speedup = 0.7;
+    r->measured.cmp.with = "unfused";
+    r->measured.cmp.speedup = 1.8;
+    r->measured.cmp.bytes_saved = 0.4;
+    r->measured.power_w[1] = 210.0;
+    r->measured.energy_mj[1] = 52.5;
+    r->measured.timing = KB_TIMING_HELD;
     char *out = measurements_of(r);
     assert_every_figure_once(out);
     ASSERT_NEAR(figure(out, "has_ratio"), 1.0, 0.0);
@@ -187,10 +187,10 @@ static void test_measured_figures_pass_through(void) {
 /* Recording a new baseline compares with nothing: no ratio, as without one. */
 static void test_recording_sends_no_ratio(void) {
     kb_case_result *r = bare_result();
-    r->has_base = 1;
-    r->base.median_ms = 0.5;
-    r->lat.verdict = KB_LAT_RECORDED;
-    r->lat.ratio = 0.5;
+    r->decision.has_base = 1;
+    r->decision.base.median_ms = 0.5;
+    r->decision.lat.verdict = KB_LAT_RECORDED;
+    r->decision.lat.ratio = 0.5;
     char *out = measurements_of(r);
     assert_every_figure_once(out);
     ASSERT_NEAR(figure(out, "has_ratio"), 0.0, 0.0);
@@ -206,10 +206,10 @@ static void test_uncompared_baselines_send_no_ratio(void) {
     const kb_latency_verdict verdicts[] = {KB_LAT_OTHER_HARDWARE, KB_LAT_OTHER_TIMING};
     for (int i = 0; i < 2; ++i) {
         kb_case_result *r = bare_result();
-        r->has_base = 1;
-        r->base.median_ms = 0.05;
-        r->lat.verdict = verdicts[i];
-        r->lat.ratio = 5.0;
+        r->decision.has_base = 1;
+        r->decision.base.median_ms = 0.05;
+        r->decision.lat.verdict = verdicts[i];
+        r->decision.lat.ratio = 5.0;
         char *out = measurements_of(r);
         ASSERT_NEAR(figure(out, "has_ratio"), 0.0, 0.0);
         ASSERT_NEAR(figure(out, "ratio"), 1.0, 0.0);
@@ -248,7 +248,7 @@ static int by_text(const void *a, const void *b) {
 }
 
 /* The shortened names keep the start of the case, the whole variant and a
- * tag of the case name (FNV-1a, low 24 bits: docs/cdash.md), so they are the
+ * tag of the case name (FNV-1a, low 24 bits: docs/cdash-measurements.md), so they are the
  * same in every run and differ between cases that start alike. */
 static void test_long_names_are_shortened_stably(void) {
     for (int i = 0; i < KB_N_FIGURES; ++i)

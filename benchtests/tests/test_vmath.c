@@ -1,11 +1,11 @@
-/* kb/vmath.h's double math (kb_exp, kb_erfc, kb_erf, kb_gelu_f64): the max
+/* kb/vmath/vmath.h's double math (kb_exp, kb_erfc, kb_erf, kb_gelu_f64): the max
  * error in ulp against long double libm over dense sweeps of each range; its
  * float erf and GELU (kb_erff, kb_gelu_f32) and the 16-bit results' float
  * math (kb_*_half): the max error against double libm; and the special values as documented. Built
  * with the kernels' flags (FMA where the machine has it), as the kernels use it; the bounds are
  * those of an FMA build, and the test says so and skips the error bounds without FMA. */
-#include "kb/vmath.h"
-#include "kb/vmath_gelu64.h"
+#include "kb/vmath/gelu64.h"
+#include "kb/vmath/vmath.h"
 #include "kb_test.h"
 
 #include <float.h>
@@ -100,7 +100,7 @@ static void test_gelu_abs(void) {
     ASSERT(gelu_f64_sweep("kb_gelu_f64", kb_gelu_f64, 2400000) < 4e-15);
 }
 
-/* The table GELU (kb/vmath_gelu64.h, GELU fp64 on AVX-512) against the
+/* The table GELU (kb/vmath/gelu64.h, GELU fp64 on AVX-512) against the
  * same reference, over the same range, twice as densely (every piece is
  * crossed at thousands of points): measured 8.9e-16 (the rounding of y
  * near |x| = 8, half an ulp there, as kb_gelu_f64's 1.3e-15 is too); 1e-15
@@ -142,7 +142,7 @@ static void test_float_erf_gelu_abs(void) {
 
 /* kb_expf against double libm, in ulps of the float result: a sweep and the
  * worst point of a check of every float in range (0.894 ulp, at
- * 0x1.4cec68p+2: kb/vmath.h), bounded just above it, and below by most of
+ * 0x1.4cec68p+2: kb/vmath/vmath.h), bounded just above it, and below by most of
  * it, so that the known worst point stays the worst. */
 static double ulpf_err(float got, double want) {
     return fabs((double)got - want) / ldexp(1.0, ilogb(want) - 23);
@@ -164,7 +164,7 @@ static void test_expf_ulp(void) {
 
 /* The 16-bit results' float math (kb_expf_half, kb_erff_half, kb_gelu_half)
  * against double libm: a sweep and the worst points of a check of every float
- * (5.6e-6 relative, 3.7e-6 and 9.8e-6 absolute: kb/vmath.h, docs/kernels.md),
+ * (5.6e-6 relative, 3.7e-6 and 9.8e-6 absolute: kb/vmath/vmath.h, docs/kernels.md),
  * bounded 10 % above those, and below by most of them, so that the known
  * worst points stay the worst. fp16's rounding is at least 2^-12 relative. */
 static void test_half_math(void) {

@@ -1,10 +1,10 @@
-/* kb/vmath8.h's eight- and (with AVX-512) sixteen-lane functions against
- * their scalar forms in kb/vmath.h, bit for bit (NaN payloads included):
+/* kb/vmath/vmath8.h's eight- and (with AVX-512) sixteen-lane functions against
+ * their scalar forms in kb/vmath/vmath.h, bit for bit (NaN payloads included):
  * every KB_VMATH8_STRIDE-th
  * float pattern (1: all 2^32; the unit test takes every 65521st, a prime, so
  * that every low-bit pattern is met), and every pattern near the places
  * where the functions change behaviour: the clamps of exp and erf, erf's cap
- * at 1, zero, the infinities and NaNs. And kb/cpu8.h's elementwise maps
+ * at 1, zero, the infinities and NaNs. And kb/cpu/paths.h's elementwise maps
  * against the scalar functions over every length up to three vectors past
  * the 16-bit maps' pipeline and a few longer ones, in float, fp16 and bf16,
  * streamed and not;
@@ -14,8 +14,8 @@
  * and runs around their edges.
  * Built with the kernels' flags; without AVX2, FMA and F16C there is
  * nothing to compare, and the test reports Skipped, saying so. */
-#include "kb/cpu8.h"
-#include "kb/vmath_gelu64.h"
+#include "kb/cpu/paths.h"
+#include "kb/vmath/gelu64.h"
 #include "kb_test.h"
 
 #include <stdio.h>
@@ -167,7 +167,7 @@ static void test_patterns(void) {
     for (size_t p = 0; p < NPAIRS; p++) ASSERT(bad[p] == 0);
 }
 
-/* kb/cpu8.h's maps (on the widest vectors) over every length up to three
+/* kb/cpu/paths.h's maps (on the widest vectors) over every length up to three
  * vectors past the 16-bit maps' pipeline (whole vectors and tails) and a
  * few longer ones, the 16-bit maps with two stages, at
  * offsets 0 .. KB_VLANES - 1 elements, against the scalar function with
@@ -268,7 +268,7 @@ static void test_maps(void) {
     }
 }
 
-/* kb/cpu8.h's first row passes against kb_cpu_to_f32 and then
+/* kb/cpu/paths.h's first row passes against kb_cpu_to_f32 and then
  * kb_cpu_sum_f32 / kb_cpu_max_half, bit for bit (the widened row and the
  * reduction), over every length up to three KB_CPU_LANES and at offsets up
  * to a vector. The maximum sees every kind of pattern, NaN and infinities
@@ -312,7 +312,7 @@ static void check_first_passes(kb_prec p) {
         }
 }
 
-/* kb/cpu8.h's middle row passes with softmax's e^(x - max) against the
+/* kb/cpu/paths.h's middle row passes with softmax's e^(x - max) against the
  * scalar passes (x widened by kb_cpu_to_f32, x - max, kb_expf_half,
  * kb_expf or kb_exp, kb_cpu_sum_f32/_f64), bit for bit, over every length
  * up to three KB_CPU_LANES past the pipeline's first full step and at
@@ -490,7 +490,7 @@ static void test_rows(void) {
     }
 }
 
-/* The double functions (kb/vmath_lanes64.h) against their scalar forms, bit
+/* The double functions (kb/vmath/lanes64.h) against their scalar forms, bit
  * for bit: compare64_<NAME><W> over n patterns. */
 #define PAIR64(NAME, W, MM, SCALAR, VECTOR)                                                        \
     PAIR_OF(64, double, uint64_t, pd, NAME, W, MM, SCALAR, VECTOR)
@@ -628,8 +628,9 @@ int main(void) {
 #else
 
 int main(void) {
-    printf("kbench-skip: this build has no AVX2, FMA and F16C (KB_VMATH8 is 0): kb/vmath8.h's "
-           "functions are not compiled, and the kernels use the scalar forms\n");
+    printf(
+        "kbench-skip: this build has no AVX2, FMA and F16C (KB_VMATH8 is 0): kb/vmath/vmath8.h's "
+        "functions are not compiled, and the kernels use the scalar forms\n");
     return 0;
 }
 

@@ -1,6 +1,6 @@
 # kbench.unit.vendor.<kernel>: every kernel of kbench's tree whose manifest
 # lists "onednn" has its oneDNN variant registered in its driver
-# (KB_REGISTER_IMPL) and declines fp64 with the reason (kb/onednn.h). The
+# (KB_REGISTER_IMPL) and declines fp64 with the reason (kb/vendor/onednn.h). The
 # CPU driver's variant check cannot catch a lost registration: a listed name
 # it does not implement may be a GPU backend's. Run on the manifest's first
 # case, whose inputs are made before the variant declines.

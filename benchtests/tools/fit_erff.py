@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the rational erf of kb_erff (benchtests/include/kb/vmath.h).
+"""Fits the rational erf of kb_erff (benchtests/include/kb/vmath/vmath.h).
 
 erf(a) ~ a P(a^2) / Q(a^2) on [0, 4], Q(0) = 1, P and Q of degree 5
 (kb_erff) or of the degrees given (4 3: kb_erff_half),

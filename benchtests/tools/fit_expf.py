@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits the polynomials of kb_expf_half (DEG 4, the default) and kb_expf
-(DEG 6) in benchtests/include/kb/vmath.h.
+(DEG 6) in benchtests/include/kb/vmath/vmath.h.
 
 e^r ~ 1 + r + r^2 q(r) on |r| <= ln2/2 (the reduced argument), q of degree
 DEG - 2, minimising the largest relative error: least squares weighted by

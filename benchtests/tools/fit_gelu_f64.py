@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fits the table of kb_gelu_f64_tab (benchtests/include/kb/vmath_gelu64.h).
+"""Fits the table of kb_gelu_f64_tab (benchtests/include/kb/vmath/gelu64.h).
 
 GELU(x) = x Phi(x) = max(x, 0) - u p(u), with u = |x| and p(u) = Phi(-u),
 the normal tail. p is tabulated on [0, CUT] in K = 16 pieces, each a

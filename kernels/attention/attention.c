@@ -15,7 +15,7 @@
  * workspace, computed in float, O rounded once on store; fp64 in double. */
 #include "kb/cpu.h"
 #include "kb/kernel.h"
-#include "kb/vmath.h"
+#include "kb/vmath/vmath.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,7 +1,10 @@
 /* Reference attention, O = softmax(Q K^T / sqrt(d)) V for each (batch, head),
  * non-causal: per query row the scores, a two-pass softmax (max, then the sum
- * of e^(s - max)) and the weighted sum of the value rows, all in double. */
+ * of e^(s - max)) and the weighted sum of the value rows divided by that sum,
+ * all in double. */
 #include "kb/kernel.h"
+#include "kbref/gemm.h"
+#include "kbref/softmax.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,22 +23,11 @@ static void attention_reference(const kb_case *c, const double *const *in, doubl
         const double *q = in[0] + h * seq * d, *k = in[1] + h * seq * d, *v = in[2] + h * seq * d;
         double *o = out[0] + h * seq * d;
         for (size_t i = 0; i < seq; i++) {
-            double m = -INFINITY, sum = 0.0;
-            for (size_t j = 0; j < seq; j++) {
-                double dot = 0.0;
-                for (size_t e = 0; e < d; e++) dot += q[i * d + e] * k[j * d + e];
-                s[j] = dot * scale;
-                m = s[j] > m ? s[j] : m;
-            }
-            for (size_t j = 0; j < seq; j++) {
-                s[j] = exp(s[j] - m);
-                sum += s[j];
-            }
-            for (size_t e = 0; e < d; e++) {
-                double acc = 0.0;
-                for (size_t j = 0; j < seq; j++) acc += s[j] * v[j * d + e];
-                o[i * d + e] = acc / sum;
-            }
+            kbref_gemm(KBREF_TRANS, 1, seq, d, q + i * d, d, k, d, 0.0, s, seq);
+            for (size_t j = 0; j < seq; j++) s[j] *= scale;
+            const double sum = kbref_exp_sum_row(s, s, seq, kbref_max_row(s, seq));
+            kbref_gemm(KBREF_NOTRANS, 1, d, seq, s, seq, v, d, 0.0, o + i * d, d);
+            for (size_t e = 0; e < d; e++) o[i * d + e] /= sum;
         }
     }
     free(s);

@@ -21,7 +21,7 @@
 #include "kb/gpu.h"
 
 #if defined(KB_HAVE_CUDNN) && !defined(KB_GPU_HIP)
-#include "kb/gpu_cudnn.h"
+#include "kb/vendor/cudnn.h"
 #endif
 
 #define CONV2D_BN_RELU_TX      32 /* output columns per block (threads in x) */

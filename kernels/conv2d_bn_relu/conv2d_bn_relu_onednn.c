@@ -3,7 +3,7 @@
  * normalisation folded into its weights and bias as the "folded" variant
  * folds it, per call and in the arithmetic type (s = gamma / sqrt(var +
  * eps), w' = w s, b' = (b - mean) s + beta), and ReLU as an eltwise
- * post-op (kb/onednn.h, docs/vendor.md). The folded weights and bias live
+ * post-op (kb/vendor/onednn.h, docs/vendor.md). The folded weights and bias live
  * in memory of the plan's; for fp16/bf16, were oneDNN to run them, the
  * weights are folded in float and rounded once to the storage format, and
  * the bias stays f32. */
@@ -12,7 +12,7 @@
 
 #include "kb/cpu.h"
 #include "kb/kernel.h"
-#include "kb/onednn.h"
+#include "kb/vendor/onednn.h"
 
 #include <math.h>
 

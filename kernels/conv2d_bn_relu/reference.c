@@ -6,8 +6,8 @@
  * positions whose input position lies inside the image (the others read the
  * zero padding and add nothing). */
 #include "kb/kernel.h"
-
-#include <math.h>
+#include "kbref/activation.h"
+#include "kbref/layernorm.h"
 
 /* The output rows or columns [*lo, *hi) whose input o + k - 1 is in [0, len). */
 static void conv2d_bn_relu_ref_range(size_t k, size_t len, size_t *lo, size_t *hi) {
@@ -42,11 +42,9 @@ static void conv2d_bn_relu_reference(const kb_case *c, const double *const *in,
                 for (size_t t = 0; t < 9; t++)
                     conv2d_bn_relu_ref_tap(x + (img * cin + ci) * hw, w[(co * cin + ci) * 9 + t], z,
                                            t / 3, t % 3, h, wd);
-            const double rstd = 1.0 / sqrt(var[co] + 1e-5);
-            for (size_t i = 0; i < hw; i++) {
-                const double bn = (z[i] - mean[co]) * rstd * gamma[co] + beta[co];
-                z[i] = bn > 0.0 ? bn : 0.0;
-            }
+            const double rstd = kbref_rstd(var[co], 1e-5);
+            for (size_t i = 0; i < hw; i++)
+                z[i] = kbref_relu(kbref_normalize(z[i], mean[co], rstd, gamma[co], beta[co]));
         }
 }
 

@@ -17,7 +17,7 @@
  * fp64, the manifest's `acc`. */
 #include "kb/cpu.h"
 #include "kb/kernel.h"
-#include "kb/vmath.h"
+#include "kb/vmath/vmath.h"
 
 #include <math.h>
 #include <stdio.h>

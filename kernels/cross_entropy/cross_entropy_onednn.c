@@ -3,12 +3,12 @@
  * the logits [batch, classes], written into memory of the plan's; then, in
  * C (oneDNN has no gather), the mean over the rows of -logp[row, label]:
  * batch loads and adds against the batch * classes of the softmax
- * (kb/onednn.h, docs/vendor.md). The label of a row is floor(labels[r])
+ * (kb/vendor/onednn.h, docs/vendor.md). The label of a row is floor(labels[r])
  * clamped to [0, classes - 1], as the kernel reads it. */
 #ifdef KB_HAVE_ONEDNN
 #include "kb/kernel.h"
-#include "kb/onednn.h"
 #include "kb/prec.h"
+#include "kb/vendor/onednn.h"
 
 #include <math.h>
 

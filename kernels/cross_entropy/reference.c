@@ -1,8 +1,9 @@
 /* Reference cross-entropy loss: the mean over the batch of
- * logsumexp(logits_row) - logits_row[label], with the row max subtracted
- * before exp. The label of row r is floor(labels[r]) clamped to
+ * logsumexp(logits_row) - logits_row[label], the log-sum-exp shifted by
+ * the row max. The label of row r is floor(labels[r]) clamped to
  * [0, classes - 1] (labels are a float tensor, see kernels/cross_entropy). */
 #include "kb/kernel.h"
+#include "kbref/softmax.h"
 
 #include <math.h>
 
@@ -12,13 +13,9 @@ static void cross_entropy_reference(const kb_case *c, const double *const *in, d
     double total = 0.0;
     for (size_t r = 0; r < batch; r++) {
         const double *x = in[0] + r * classes;
-        double m = x[0];
-        for (size_t i = 1; i < classes; i++) m = x[i] > m ? x[i] : m;
-        double sum = 0.0;
-        for (size_t i = 0; i < classes; i++) sum += exp(x[i] - m);
-        double v = floor(in[1][r]);
-        size_t label = v < 0.0 ? 0 : (v > (double)(classes - 1) ? classes - 1 : (size_t)v);
-        total += m + log(sum) - x[label];
+        const double v = floor(in[1][r]);
+        const size_t label = v < 0.0 ? 0 : (v > (double)(classes - 1) ? classes - 1 : (size_t)v);
+        total += kbref_logsumexp_row(x, classes) - x[label];
     }
     out[0][0] = total / (double)batch;
 }

@@ -1,9 +1,9 @@
 /* GELU, erf form: y = 0.5 x (1 + erf(x / sqrt(2))), elementwise. */
 #include "kb/cpu.h"
-#include "kb/cpu8.h"
+#include "kb/cpu/paths.h"
 #include "kb/kernel.h"
-#include "kb/vmath.h"
-#include "kb/vmath_gelu64.h"
+#include "kb/vmath/gelu64.h"
+#include "kb/vmath/vmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,8 +15,8 @@ static void gelu_layout(const kb_case *c, kb_layout *l) {
     kb_layout_output(l, "y", n);
 }
 
-/* kb/vmath.h's formula: the branch-free kb_erfc in double (on AVX-512 the
- * table of kb/vmath_gelu64.h instead, at a third of the cost), kb_erff in
+/* kb/vmath/vmath.h's formula: the branch-free kb_erfc in double (on AVX-512 the
+ * table of kb/vmath/gelu64.h instead, at a third of the cost), kb_erff in
  * float, and for fp16/bf16 results the cheaper kb_gelu_half (kb_erff_half's fit,
  * in two stages), whose error (1e-5 in y at most, absolute) is below half
  * a 16-bit ulp of y except in the negative tail (x below about -2.3,
@@ -40,7 +40,7 @@ GELU_BLOCK(double, f64)
 #endif
 
 #if KB_VMATH8
-/* Float and 16-bit results on the widest vectors (kb/vmath8.h: the same
+/* Float and 16-bit results on the widest vectors (kb/vmath/vmath8.h: the same
  * results, bit for bit). */
 static int gelu_cpu(const kb_args *a) {
     return kb_cpu_elementwisev(a, gelu_f64, kb_gelu_f32_v, kb_gelu_half_ratiov,

@@ -1,8 +1,8 @@
 /* gelu's "vendor" variant: oneDNN's eltwise gelu_erf, y = 0.5 x (1 + erf(x /
- * sqrt(2))), the formula of the kernel (kb/onednn.h, docs/vendor.md). */
+ * sqrt(2))), the formula of the kernel (kb/vendor/onednn.h, docs/vendor.md). */
 #ifdef KB_HAVE_ONEDNN
 #include "kb/kernel.h"
-#include "kb/onednn.h"
+#include "kb/vendor/onednn.h"
 
 static int gelu_onednn(const kb_args *a) {
     static kb_dnnl_plan plan;

@@ -2,7 +2,7 @@
  * a [m, k], b [k, n], c0 and c [m, n]. c0 is an input, so every call computes
  * the same c.
  *
- * "blocked": the hand-written cache-blocked core of kb/cpu_gemm.h (packed
+ * "blocked": the hand-written cache-blocked core of kb/cpu/gemm.h (packed
  * panels, register-tile micro-kernel; float arithmetic for fp32/fp16/bf16,
  * double for fp64).
  * "vendor": OpenBLAS (cblas_sgemm / cblas_dgemm) on one thread; fp16/bf16
@@ -12,7 +12,7 @@
 #include "gemm.h"
 
 #include "kb/cpu.h"
-#include "kb/cpu_gemm.h"
+#include "kb/cpu/gemm.h"
 #include "kb/kernel.h"
 
 #include <math.h>

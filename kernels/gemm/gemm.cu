@@ -1,7 +1,7 @@
 /* GEMM on the GPU (CUDA and HIP from this one source), row-major:
  * c = alpha * a b + beta * c0 with alpha 1, beta 0.5 (as on the CPU).
  *
- * "blocked": the shared-memory tiled kernel of kb/gpu_gemm.h (float
+ * "blocked": the shared-memory tiled kernel of kb/gpu/gemm.h (float
  * accumulation for fp32/fp16/bf16, double for fp64), alpha and beta * c0
  * applied in its epilogue.
  * "vendor" (CUDA with cuBLAS only): cublasGemmEx with the storage type of the
@@ -13,7 +13,7 @@
 #include "gemm.h"
 
 #include "kb/gpu.h"
-#include "kb/gpu_gemm.h"
+#include "kb/gpu/gemm.h"
 
 #ifdef KB_HAVE_CUBLAS
 #include <cublas_v2.h>

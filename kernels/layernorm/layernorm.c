@@ -3,7 +3,7 @@
 #include "layernorm.h"
 
 #include "kb/cpu.h"
-#include "kb/cpu8.h"
+#include "kb/cpu/paths.h"
 #include "kb/kernel.h"
 
 #include <math.h>
@@ -16,7 +16,7 @@ static void layernorm_layout(const kb_case *c, kb_layout *l) {
     kb_layout_input(l, "beta", hidden, KB_DIST_UNIFORM, -0.5, 0.5);
     kb_layout_output(l, "y", rows * hidden);
     /* fp16/bf16: gamma, beta and one row of x and y widened to float;
-     * fp32/fp64 without kb/cpu8.h's vectors: one row of y, when it is
+     * fp32/fp64 without kb/cpu/paths.h's vectors: one row of y, when it is
      * streamed out (layernorm_out_*). */
     kb_layout_workspace(l, 4 * hidden * sizeof(float));
 }
@@ -63,7 +63,7 @@ LAYERNORM_ROW(float, f32, sqrtf)
 #if KB_VMATH8
 /* layernorm_norm_* on the widest vectors: the scalar loop's operations in
  * its order, the same results bit for bit. layernorm_v_*: one vector of y
- * from element i on; layernorm_normv_*: a row, written with kb/cpu8.h's
+ * from element i on; layernorm_normv_*: a row, written with kb/cpu/paths.h's
  * stores (past the caches when `stream`), its last n % lanes by the scalar
  * loop. */
 #define LAYERNORM_NORMV(T, SUFFIX, V, LANES, PX)                                                   \
@@ -145,7 +145,7 @@ LAYERNORM_ROWS(float, f32)
 
 /* One fp16/bf16 row x (p): widened into xf, normalised, rounded and
  * written to y; unlike the float rows it does not ask for the next row
- * (kb/cpu8.h's first passes say why). With KB_VMATH8 the first pass widens
+ * (kb/cpu/paths.h's first passes say why). With KB_VMATH8 the first pass widens
  * and sums at once (kb_cpu_to_f32_sumv) and y is rounded in registers on
  * its way out (non-temporal when `stream`), with the scalar loops'
  * operations in their order: the same results, bit for bit, and only the

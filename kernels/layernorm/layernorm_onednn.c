@@ -1,7 +1,7 @@
 /* layernorm's "vendor" variant: oneDNN's layer normalization (forward
  * inference, statistics computed, biased variance) over the rows of
  * [batch * seq, hidden], with the kernel's gamma and beta as its scale and
- * shift and the kernel's epsilon (kb/onednn.h, docs/vendor.md). oneDNN takes
+ * shift and the kernel's epsilon (kb/vendor/onednn.h, docs/vendor.md). oneDNN takes
  * scale and shift in f32: for fp16/bf16, were oneDNN to run them, they are
  * widened in the call into memory of the plan's. */
 #ifdef KB_HAVE_ONEDNN
@@ -9,7 +9,7 @@
 
 #include "kb/cpu.h"
 #include "kb/kernel.h"
-#include "kb/onednn.h"
+#include "kb/vendor/onednn.h"
 
 static int layernorm_onednn_build(kb_dnnl_plan *plan, const kb_args *a, const void *params) {
     static const int args[] = {DNNL_ARG_SRC, DNNL_ARG_SCALE, DNNL_ARG_SHIFT, DNNL_ARG_DST};

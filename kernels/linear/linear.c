@@ -1,16 +1,16 @@
 /* Linear layer, y = act(x w + b): x [tokens, in], w [in, out], b [out],
  * y [tokens, out], row-major; act (case dim) 1 = ReLU, 2 = GELU (erf form).
  *
- * Both variants run the hand-written blocked GEMM core of kb/cpu_gemm.h
+ * Both variants run the hand-written blocked GEMM core of kb/cpu/gemm.h
  * (float arithmetic for fp32/fp16/bf16, double for fp64):
  * "unfused": the core writes x w to y, then one pass adds b to y and another
  *   applies act to y: the output is written three times and read twice more.
  * "fused": the core applies b and act in its epilogue, to each block of the
  *   output while it is still in cache: y is written once. */
 #include "kb/cpu.h"
-#include "kb/cpu_gemm.h"
+#include "kb/cpu/gemm.h"
 #include "kb/kernel.h"
-#include "kb/vmath.h"
+#include "kb/vmath/vmath.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Linear layer on the GPU (CUDA and HIP from this one source):
  * y = act(x w + b), act 1 = ReLU, 2 = GELU (erf form), row-major.
  *
- * Both variants use the tiled GEMM of kb/gpu_gemm.h (float accumulation for
+ * Both variants use the tiled GEMM of kb/gpu/gemm.h (float accumulation for
  * fp32/fp16/bf16, double for fp64).
  * "unfused": three kernels: the GEMM writes x w to y, a bias kernel rewrites
  *   y + b, an activation kernel rewrites act(y) (y rounded to the storage
@@ -15,7 +15,7 @@
  *   so those GELU cases are declined). fp32 computes in fp32 (COMPUTE_32F,
  *   no TF32), fp16/bf16 on tensor cores with float accumulation. */
 #include "kb/gpu.h"
-#include "kb/gpu_gemm.h"
+#include "kb/gpu/gemm.h"
 
 #if defined(KB_HAVE_CUBLASLT) && !defined(KB_GPU_HIP)
 #include <cublasLt.h>

@@ -1,10 +1,10 @@
 /* linear's "vendor" variant: oneDNN's matmul y = x w + b on the row-major
  * x [tokens, in], w [in, out] and b (as [1, out]), with the activation as an
  * eltwise post-op: relu (act 1) or gelu_erf (act 2), as the fused variant's
- * epilogue (kb/onednn.h, docs/vendor.md). */
+ * epilogue (kb/vendor/onednn.h, docs/vendor.md). */
 #ifdef KB_HAVE_ONEDNN
 #include "kb/kernel.h"
-#include "kb/onednn.h"
+#include "kb/vendor/onednn.h"
 
 /* The case's shape: tokens, in, out, act. */
 typedef struct linear_onednn_shape {

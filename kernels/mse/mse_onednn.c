@@ -1,13 +1,13 @@
 /* mse's "vendor" variant from oneDNN's building blocks: a binary sub with
  * an eltwise square post-op writes d = (pred - target)^2 into memory of the
  * plan's, a reduction (mean) takes d [batch, features] to the row means
- * [batch, 1] and a second one those to the loss (kb/onednn.h,
+ * [batch, 1] and a second one those to the loss (kb/vendor/onednn.h,
  * docs/vendor.md). Two stages, as the kernel's own sum cascades: oneDNN
  * 2.6's reduction accumulates in one float per lane, and a single mean over
  * the 1M elements of b1024_f1024 is off by 4e-5, 40x the fp32 bound. */
 #ifdef KB_HAVE_ONEDNN
 #include "kb/kernel.h"
-#include "kb/onednn.h"
+#include "kb/vendor/onednn.h"
 
 static int mse_onednn_square(dnnl_post_ops_t *po) {
     if (kb_dnnl_check(dnnl_post_ops_create(po), "dnnl_post_ops_create") != 0) return -1;

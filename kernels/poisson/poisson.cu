@@ -17,7 +17,7 @@
  * the sweep count to the workspace, and every later sweep and residual
  * kernel of the call returns at once on reading it. A last kernel copies
  * the field from the buffer that count says holds it. The call is thus one
- * stretch of device work that a stream hold can time (docs/gpu.md); a
+ * stretch of device work that a stream hold can time (docs/gpu-timing.md); a
  * converged solve leaves its remaining sweeps as empty launches, some
  * microseconds each. fp16/bf16: the field iterates in float in the
  * workspace and is rounded to p once at the end; f is widened on load. */

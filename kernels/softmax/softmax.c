@@ -1,8 +1,8 @@
 /* Row-wise softmax, y = e^(x - max) / sum(e^(x - max)), numerically stable. */
 #include "kb/cpu.h"
-#include "kb/cpu8.h"
+#include "kb/cpu/paths.h"
 #include "kb/kernel.h"
-#include "kb/vmath.h"
+#include "kb/vmath/vmath.h"
 
 #include <math.h>
 
@@ -46,7 +46,7 @@ static void softmax_layout(const kb_case *c, kb_layout *l) {
 #if KB_VMATH8
 /* The same on the widest vectors, e^ in two stages for x - m <= 0, the
  * first a few vectors ahead, with the same partial sums in the same order
- * (kb/cpu8.h's kb_cpu_map_sum_*): the same results, bit for bit. */
+ * (kb/cpu/paths.h's kb_cpu_map_sum_*): the same results, bit for bit. */
 static double softmax_exp_f64(const double *restrict x, double *restrict y, size_t n, double m,
                               const void *next) {
     return kb_cpu_map_sum_f64v(y, x, n, m, kb_exp_nonpos_tv, kb_exp_nonpos_from_tv, next);
@@ -62,7 +62,7 @@ SOFTMAX_EXP(float, f32, f32, kb_expf)
 #endif
 
 /* The last pass: y = e * inv, for rows computed into e (which may be y
- * itself). With KB_VMATH8 on the widest vectors, written with kb/cpu8.h's
+ * itself). With KB_VMATH8 on the widest vectors, written with kb/cpu/paths.h's
  * stores (past the caches when `stream`, y then aligned to a vector): the
  * scalar loop's operation, bit for bit. */
 #if KB_VMATH8
@@ -98,7 +98,7 @@ SOFTMAX_SCALE(float, f32)
 #if KB_VMATH8
 /* For fp16/bf16 results: kb_expf_half's error (5.6e-6 relative) is small
  * next to their rounding; x - max <= 0, so its two-stage form for such x.
- * A 16-bit row asks for no later row (kb/cpu8.h's first passes say why). */
+ * A 16-bit row asks for no later row (kb/cpu/paths.h's first passes say why). */
 #define SOFTMAX_EXP_HALF(PREC)                                                                     \
     static __attribute__((noinline)) float softmax_exp_##PREC(                                     \
         const uint16_t *restrict x, float *restrict e, size_t n, float m) {                        \

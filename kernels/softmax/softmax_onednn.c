@@ -1,9 +1,9 @@
 /* softmax's "vendor" variant: oneDNN's softmax (v2, algorithm accurate: the
  * row max is subtracted before exp) over the last axis of [rows, cols]
- * (kb/onednn.h, docs/vendor.md). */
+ * (kb/vendor/onednn.h, docs/vendor.md). */
 #ifdef KB_HAVE_ONEDNN
 #include "kb/kernel.h"
-#include "kb/onednn.h"
+#include "kb/vendor/onednn.h"
 
 static int softmax_onednn_build(kb_dnnl_plan *plan, const kb_args *a, const void *params) {
     static const int args[] = {DNNL_ARG_SRC, DNNL_ARG_DST};

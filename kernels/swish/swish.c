@@ -1,8 +1,8 @@
 /* Swish (SiLU): y = x sigmoid(x) = x / (1 + e^-x), elementwise. */
 #include "kb/cpu.h"
-#include "kb/cpu8.h"
+#include "kb/cpu/paths.h"
 #include "kb/kernel.h"
-#include "kb/vmath.h"
+#include "kb/vmath/vmath.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,11 +14,11 @@ static void swish_layout(const kb_case *c, kb_layout *l) {
     kb_layout_output(l, "y", n);
 }
 
-/* kb/vmath.h's formula, x / (1 + e^-x), through the branch-free kb_exp /
+/* kb/vmath/vmath.h's formula, x / (1 + e^-x), through the branch-free kb_exp /
  * kb_expf; for fp16/bf16 results kb_expf_half, whose error (5.6e-6
  * relative) is small next to their rounding. */
 #if KB_VMATH8
-/* Every precision on the widest vectors (kb/vmath8.h: the same results, bit
+/* Every precision on the widest vectors (kb/vmath/vmath8.h: the same results, bit
  * for bit, as the scalar forms, which take the double tail). */
 static void swish_f64(const double *restrict x, double *restrict y, size_t n) {
     const size_t nv = n - n % KB_VLANES64;

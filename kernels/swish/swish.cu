@@ -7,7 +7,7 @@
 #include "kb/gpu.h"
 
 #if defined(KB_HAVE_CUDNN) && !defined(KB_GPU_HIP)
-#include "kb/gpu_cudnn.h"
+#include "kb/vendor/cudnn.h"
 #endif
 
 struct swish_op {

@@ -1,8 +1,8 @@
 /* swish's "vendor" variant: oneDNN's eltwise swish with alpha 1, y = x
- * sigmoid(x), the formula of the kernel (kb/onednn.h, docs/vendor.md). */
+ * sigmoid(x), the formula of the kernel (kb/vendor/onednn.h, docs/vendor.md). */
 #ifdef KB_HAVE_ONEDNN
 #include "kb/kernel.h"
-#include "kb/onednn.h"
+#include "kb/vendor/onednn.h"
 
 static int swish_onednn(const kb_args *a) {
     static kb_dnnl_plan plan;

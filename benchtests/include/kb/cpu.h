@@ -156,7 +156,7 @@ static inline void kb_cpu_from_f32(void *restrict dst, kb_prec p, size_t off,
 /* Row r + 1 of `rows` rows of row_bytes each from base, NULL after the
  * last: what a float row kernel passes as `next` to a pass over row r
  * (kb_cpu_sum_ahead_*, kb_cpu_max_ahead_*), or over row r - 1 to ask two
- * rows ahead (kb/cpu8.h's kb_cpu_map_sum_*). */
+ * rows ahead (kb/cpu/paths.h's kb_cpu_map_sum_*). */
 static inline const void *kb_cpu_next_row(const void *base, size_t r, size_t rows,
                                           size_t row_bytes) {
     return r + 1 < rows ? (const char *)base + (r + 1) * row_bytes : NULL;
@@ -312,7 +312,7 @@ static inline uint16_t kb__cpu_flip16(uint16_t u) {
 
 /* The largest of n >= 1 fp16/bf16 values x (p), widened: the largest
  * flipped 16-bit pattern, so that a row is reduced before it is widened (and
- * kb/cpu8.h's kb_cpu_max_halfv, 16 bits to a lane, finds the same one).
+ * kb/cpu/paths.h's kb_cpu_max_halfv, 16 bits to a lane, finds the same one).
  * Widening keeps the order, so NaN aside this is kb_cpu_max_f32 of the
  * widened row; where the row holds NaNs of positive sign it is the widened
  * NaN of the largest 16-bit pattern. */
@@ -425,7 +425,7 @@ static inline int kb__cpu_map_half(const kb_args *a, const void *params) {
 /* An elementwise kernel in any precision: f64 on doubles, f32 on floats and
  * half, through kb_cpu_map_f32, on fp16/bf16. half may be a cheaper float
  * function than f32, whose error is small next to the rounding to 16 bits
- * (kb/vmath.h's *_half functions), or f32 itself. */
+ * (kb/vmath/vmath.h's *_half functions), or f32 itself. */
 static inline int
 kb_cpu_elementwise_half(const kb_args *a,
                         void (*f32)(const float *restrict, float *restrict, size_t),

@@ -11,7 +11,7 @@
 #define KB_GPU_H
 
 /* The runtime first: it defines __host__/__device__, which kb/prec.h uses. */
-#include "kb/gpu_runtime.h"
+#include "kb/gpu/runtime.h"
 
 #if defined(KB_GPU_HIP)
 #include <hip/hip_fp16.h>
@@ -23,7 +23,7 @@
 #define kb_shfl_xor(v, mask) __shfl_xor_sync(0xffffffffu, (v), (mask))
 #endif
 
-#include "kb/gpu_launch.h"
+#include "kb/gpu/launch.h"
 #include "kb/kernel.h"
 
 #include <stdint.h>

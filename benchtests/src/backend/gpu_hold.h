@@ -1,5 +1,5 @@
 /* Holding a GPU stream while the timed calls of a sample are queued on it
- * (gpu_hold.cu; docs/gpu.md, "Timing"). A one-thread kernel waits on a flag
+ * (gpu_hold.cu; docs/gpu-timing.md, "Timing"). A one-thread kernel waits on a flag
  * in mapped host memory; the backend records its start event behind that
  * kernel, queues the calls and the stop event, and then releases it. The
  * calls then run back to back, so the events time the device's work alone,

@@ -4,7 +4,7 @@
 #include "backend/gpu_roofs.h"
 
 #include "kb/gpu.h"
-#include "kb/gpu_peak.h"
+#include "kb/gpu/peak.h"
 
 #if !defined(KB_GPU_HIP)
 #include <cublas_v2.h>
@@ -109,7 +109,7 @@ template <> struct roof_ops<__nv_bfloat162> {
  * 0.001, which does the same: with one value in both lanes of a and of b,
  * nvcc keeps a and b in the halves of one register and selects a half per
  * operand, and the H100 then issues HFMA2 at half its rate (66.9 against
- * 130 TFLOP/s, measured 2026-11-27; docs/gpu.md, "GPU roofs"). */
+ * 130 TFLOP/s, measured 2026-11-27; docs/gpu-timing.md, "GPU roofs"). */
 template <typename V>
 __global__ void KB_LAUNCH_BOUNDS(KB_PEAK_THREADS)
     kb__peak_fma(V *__restrict__ out, long long iters, float a_, float b_) {

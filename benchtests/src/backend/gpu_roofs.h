@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Multiply-add throughput of the SIMT pipes: fp64 fma, fp32 fmaf, fp16
- * and bf16 packed __hfma2 (kb/gpu_peak.h has the geometry). */
+ * and bf16 packed __hfma2 (kb/gpu/peak.h has the geometry). */
 int kb_gpu_peak_fma(kb_prec p, void *stream, double *gflops, char *how, size_t how_size, char *why,
                     size_t why_size);
 

@@ -15,8 +15,8 @@
 void kb_build_opt(const char *c_flags, char *out, size_t size);
 
 /* 1 when the C flags `c_flags` differ from `opt` (kb_build_opt's form) in
- * kb_build_opt's flags; 0 when `opt` is empty (a baseline recorded before
- * its flags were kept). */
+ * kb_build_opt's flags; 0 when `opt` is empty (a baseline entry that does
+ * not say how its build was optimised). */
 int kb_build_opt_differs(const char *c_flags, const char *opt);
 
 #endif

@@ -82,9 +82,9 @@ static double widest(double a, double b, double c) {
 }
 
 /* How much slower the machine is than when the baseline was recorded, by
- * the figures of the case's bound (all four near the ridge): the baseline's over the best of these
- * rounds (each side is the best of its rounds, as the medians compared
- * are). */
+ * the figures of the case's bound (all four near the ridge): the
+ * baseline's over the best of these rounds (each side is the best of its
+ * rounds, as the medians compared are). */
 static double machine_drift(const kb_round *rounds, int n_rounds, const kb_baseline_entry *base,
                             kb_probe_kind *which) {
     kb_probe_reading best = {{0}};
@@ -339,7 +339,7 @@ void kb_gate_drift_describe(const kb_gate_cfg *cfg, char *out, size_t size) {
         snprintf(out, size, "%s", rel);
 }
 
-int kb_gate_accuracy(const kb_gate_cfg *cfg, const kb_tolerance *tol, const kb_accuracy *acc,
+int kb_gate_accuracy(const kb_gate_cfg *cfg, const kb_tolerance *tol, const kbref_accuracy *acc,
                      const kb_baseline_entry *base, char *why, size_t size) {
     int fired = 0;
     why[0] = '\0';

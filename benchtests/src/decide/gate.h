@@ -7,8 +7,8 @@
 #include "decide/verdict.h"
 #include "formats/baseline.h"
 #include "formats/manifest.h"
+#include "kbref/metrics.h"
 #include "machine/model.h"
-#include "measure/accuracy.h"
 
 #include <stddef.h>
 
@@ -62,20 +62,12 @@ typedef struct kb_latency_decision {
     double tolerance;          /* the slowdown the case was allowed (kb_gate_case_tolerance) */
 } kb_latency_decision;
 
-/* Decides on the rounds measured so far. base may be NULL (no baseline).
- * A slowdown fails only when the first round and every confirmation round
- * exceed the case's tolerance (kb_gate_case_tolerance), the best round exceeds it by more than the
- * case's own noise (half the widest of: the relative p10-p90 spread of the best round's samples,
- * that of the baseline's samples, and the relative spread of the baseline's recorded round
- * medians), and the best round is significantly slower than the baseline's samples scaled by (1 +
- * tolerance), and the best round holds no disturbed samples (a round that had to keep them measured
- * the neighbour as much as the kernel: inconclusive). When the machine is slower than at recording
- * by more than the tolerance, by the probe figures of the bound the baseline recorded
- * (kb_machine_drift), the slowdown must also hold after dividing the ratio by the machine's; if it
- * does not, the verdict is KB_LAT_MACHINE_DRIFT. A baseline recorded on other hardware is not gated
- * (KB_LAT_OTHER_HARDWARE); nor is a slowdown (a regression, inconclusive or machine drift) whose
- * rounds were timed in a way that takes longer than the baseline's (GPU calls unheld against held
- * ones, machine/timing_mode.h): KB_LAT_OTHER_TIMING. */
+/* Decides on the rounds measured so far; base may be NULL (no baseline).
+ * A slowdown fails only when every round confirms it beyond the case's
+ * tolerance and noise, the best round is significantly slower than the
+ * baseline's samples, and neither a slower machine (its probe), disturbed
+ * samples, other hardware nor a slower way of timing explains it. The rule
+ * and why: docs/gate.md, "The decision". */
 kb_latency_decision kb_gate_latency(const kb_gate_cfg *cfg, const kb_round *rounds, int n_rounds,
                                     const kb_baseline_entry *base, const char *hardware_id);
 
@@ -160,7 +152,7 @@ void kb_gate_drift_describe(const kb_gate_cfg *cfg, char *out, size_t size);
 /* Checks the output against the manifest tolerance and the baseline RMSE
  * (base may be NULL). Returns the number of rules that fired and describes
  * each, one per line, in `why`. */
-int kb_gate_accuracy(const kb_gate_cfg *cfg, const kb_tolerance *tol, const kb_accuracy *acc,
+int kb_gate_accuracy(const kb_gate_cfg *cfg, const kb_tolerance *tol, const kbref_accuracy *acc,
                      const kb_baseline_entry *base, char *why, size_t size);
 
 #endif

@@ -1,6 +1,6 @@
 /* What the runner and the modules below it (sampling, A/B, the partner
- * server) need to know of the command line. main.c fills it from the
- * driver's options, so they never read the options themselves. */
+ * server) need to know of the command line. The driver fills it from its
+ * options, so they never read the options themselves. */
 #ifndef KB_RUN_SETTINGS_H
 #define KB_RUN_SETTINGS_H
 

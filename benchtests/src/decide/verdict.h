@@ -13,7 +13,7 @@
  *   slow      every round was slower than allowed: a slowdown timed unlike
  *             the baseline is then other_timing instead (gate.c)
  *   probe     the machine probe is read after each of the case's rounds, so
- *             a slowdown can be set against the machine's own (runner.c)
+ *             a slowdown can be set against the machine's own (the runner)
  *   compared  a baseline's figures, when there is one, are this case's
  *             comparison: its ratio is graphed (report_measurements.c) */
 #ifndef KB_VERDICT_H

@@ -1,16 +1,15 @@
+/* The command line: the table of options and its usage text, each option
+ * applied over the defaults and the environment (options_env.c), and the
+ * checks of the options against each other that no single one can make. */
 #define _GNU_SOURCE
 #include "driver/options.h"
 
 #include "base/buildinfo.h"
-#include "base/pathname.h"
+#include "driver/options_read.h"
 #include "partner/workers.h"
 #include "run/calibration.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -179,110 +178,10 @@ void kb_options_usage(FILE *f, const char *prog) {
             KB_AB_MAX_PAIRS);
 }
 
-static int parse_double(const char *s, double lo, double hi, double *out, const char *what,
-                        kb_err *err) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-        return kb_fail(err, "%s: '%s' is not a number in [%g, %g]", what, s, lo, hi);
-    *out = v;
-    return 0;
-}
-
-static int parse_int(const char *s, int lo, int hi, int *out, const char *what, kb_err *err) {
-    double v = 0.0;
-    if (parse_double(s, lo, hi, &v, what, err) != 0) return -1;
-    if (v != (int)v) return kb_fail(err, "%s: '%s' is not a whole number", what, s);
-    *out = (int)v;
-    return 0;
-}
-
-static int parse_seed(const char *s, uint64_t *out, const char *what, kb_err *err) {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || end == s || *end || !isdigit((unsigned char)s[0]))
-        return kb_fail(err, "%s: '%s' is not an unsigned integer", what, s);
-    *out = v;
-    return 0;
-}
-
-static const char *env(const char *name) {
-    const char *v = getenv(name);
-    return v && *v ? v : NULL;
-}
-
-/* A 0/1 switch from the environment; unset leaves *out as it is. */
-static int env_switch(const char *name, int *out, kb_err *err) {
-    const char *v = env(name);
-    if (!v) return 0;
-    if (strcmp(v, "1") != 0 && strcmp(v, "0") != 0)
-        return kb_fail(err, "%s: '%s' is not 0 or 1", name, v);
-    *out = strcmp(v, "1") == 0;
-    return 0;
-}
-
-/* A name (kb_check_name) or a path (kb_check_path) from `what`. */
-static int set_name(const char **field, const char *v, const char *what, kb_err *err) {
-    *field = v;
-    return kb_check_name(v, what, err);
-}
-
-static int set_path(const char **field, const char *v, const char *what, kb_err *err) {
-    *field = v;
-    return kb_check_path(v, what, err);
-}
-
-static int read_env_paths(kb_options *o, kb_err *err) {
-    const char *v;
-    if ((v = env("KBENCH_PROFILE")) && set_name(&o->profile, v, "KBENCH_PROFILE", err) != 0)
-        return -1;
-    if ((v = env("KBENCH_BASELINE_DIR")) &&
-        set_path(&o->baseline_dir, v, "KBENCH_BASELINE_DIR", err) != 0)
-        return -1;
-    if ((v = env("KBENCH_RESULTS_DIR")) &&
-        set_path(&o->results_dir, v, "KBENCH_RESULTS_DIR", err) != 0)
-        return -1;
-    if ((v = env("KBENCH_AB_BASE")) && set_path(&o->ab_base, v, "KBENCH_AB_BASE", err) != 0)
-        return -1;
-    if ((v = env("KBENCH_AB_SOURCE")) && set_path(&o->ab_source, v, "KBENCH_AB_SOURCE", err) != 0)
-        return -1;
-    return 0;
-}
-
-static int read_env(kb_options *o, kb_err *err) {
-    const char *v;
-    if (read_env_paths(o, err) != 0) return -1;
-    if (env_switch("KBENCH_UPDATE_BASELINES", &o->update, err) != 0 ||
-        env_switch("KBENCH_COLD_CACHE", &o->cold_cache, err) != 0 ||
-        env_switch("KBENCH_REQUIRE_DEVICE", &o->require_device, err) != 0)
-        return -1;
-    if ((v = env("KBENCH_TIMEOUT")) &&
-        parse_double(v, 0.0, KB_TIMEOUT_MAX_S, &o->timeout_s, "KBENCH_TIMEOUT", err) != 0)
-        return -1;
-    if ((v = env("KBENCH_LATENCY_TOLERANCE")) &&
-        parse_double(v, 0.0, 10.0, &o->gate.latency_tol, "KBENCH_LATENCY_TOLERANCE", err) != 0)
-        return -1;
-    if ((v = env("KBENCH_ACCURACY_DRIFT")) &&
-        kb_gate_parse_drift(v, &o->gate.accuracy_drift, &o->gate.accuracy_drift_rel,
-                            "KBENCH_ACCURACY_DRIFT", err) != 0)
-        return -1;
-    if ((v = env("KBENCH_SEED")) && parse_seed(v, &o->seed, "KBENCH_SEED", err) != 0) return -1;
-    if ((v = env("KBENCH_AB_REF"))) o->ab_ref = v;
-    if ((v = env("KBENCH_AB_PROCESSES")) &&
-        parse_int(v, 1, KB_MAX_WORKERS, &o->gate.ab_processes, "KBENCH_AB_PROCESSES", err) != 0)
-        return -1;
-    if ((v = env("KBENCH_RECORD_PROCESSES")) &&
-        parse_int(v, 1, KB_MAX_WORKERS, &o->record_processes, "KBENCH_RECORD_PROCESSES", err) != 0)
-        return -1;
-    return 0;
-}
-
 /* A pair limit (--ab-min-pairs, --ab-max-pairs): at least the fewest pairs
  * on which A/B can reach a verdict (gate.h), or no case could fail. */
 static int parse_pairs(const char *s, int *out, const char *what, kb_err *err) {
-    if (parse_int(s, 1, KB_AB_MAX_PAIRS, out, what, err) != 0) return -1;
+    if (kb_opt_int(s, 1, KB_AB_MAX_PAIRS, out, what, err) != 0) return -1;
     const int fewest = kb_gate_ab_fewest_pairs();
     if (*out < fewest)
         return kb_fail(err,
@@ -328,27 +227,27 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
     case 'c': o->case_name = arg; return 0;
     case 'l': o->list = 1; return 0;
     case 'h': o->help = 1; return 0;
-    case OPT_SEED: return parse_seed(arg, &o->seed, "--seed", err);
-    case OPT_MIN_SAMPLES: return parse_int(arg, 1, 1000000, &s->min_samples, "--min-samples", err);
-    case OPT_MAX_SAMPLES: return parse_int(arg, 1, 1000000, &s->max_samples, "--max-samples", err);
-    case OPT_MIN_TIME: return parse_double(arg, 0.0, 3600.0, &s->min_time_s, "--min-time", err);
-    case OPT_MAX_TIME: return parse_double(arg, 0.0, 3600.0, &s->max_time_s, "--max-time", err);
-    case OPT_WARMUP: return parse_double(arg, 0.0, 3600.0, &s->warmup_s, "--warmup", err);
-    case OPT_TARGET_CI: return parse_double(arg, 0.0, 1.0, &s->target_rel_ci, "--target-ci", err);
+    case OPT_SEED: return kb_opt_seed(arg, &o->seed, "--seed", err);
+    case OPT_MIN_SAMPLES: return kb_opt_int(arg, 1, 1000000, &s->min_samples, "--min-samples", err);
+    case OPT_MAX_SAMPLES: return kb_opt_int(arg, 1, 1000000, &s->max_samples, "--max-samples", err);
+    case OPT_MIN_TIME: return kb_opt_double(arg, 0.0, 3600.0, &s->min_time_s, "--min-time", err);
+    case OPT_MAX_TIME: return kb_opt_double(arg, 0.0, 3600.0, &s->max_time_s, "--max-time", err);
+    case OPT_WARMUP: return kb_opt_double(arg, 0.0, 3600.0, &s->warmup_s, "--warmup", err);
+    case OPT_TARGET_CI: return kb_opt_double(arg, 0.0, 1.0, &s->target_rel_ci, "--target-ci", err);
     case OPT_CONFIRM_ROUNDS:
-        return parse_int(arg, 0, KB_MAX_ROUNDS - 1, &o->gate.confirm_rounds, "--confirm-rounds",
-                         err);
+        return kb_opt_int(arg, 0, KB_MAX_ROUNDS - 1, &o->gate.confirm_rounds, "--confirm-rounds",
+                          err);
     case OPT_LAT_TOL:
-        return parse_double(arg, 0.0, 10.0, &o->gate.latency_tol, "--latency-tolerance", err);
+        return kb_opt_double(arg, 0.0, 10.0, &o->gate.latency_tol, "--latency-tolerance", err);
     case OPT_ACC_DRIFT:
         return kb_gate_parse_drift(arg, &o->gate.accuracy_drift, &o->gate.accuracy_drift_rel,
                                    "--accuracy-drift", err);
-    case OPT_BASELINE: return set_path(&o->baseline_file, arg, "--baseline", err);
-    case OPT_BASELINE_DIR: return set_path(&o->baseline_dir, arg, "--baseline-dir", err);
-    case OPT_PROFILE: return set_name(&o->profile, arg, "--profile", err);
-    case OPT_RESULTS_DIR: return set_path(&o->results_dir, arg, "--results-dir", err);
-    case OPT_TEST_NAME: return set_name(&o->test_name, arg, "--test-name", err);
-    case OPT_MANIFEST: return set_path(&o->manifest, arg, "--manifest", err);
+    case OPT_BASELINE: return kb_opt_path(&o->baseline_file, arg, "--baseline", err);
+    case OPT_BASELINE_DIR: return kb_opt_path(&o->baseline_dir, arg, "--baseline-dir", err);
+    case OPT_PROFILE: return kb_opt_name(&o->profile, arg, "--profile", err);
+    case OPT_RESULTS_DIR: return kb_opt_path(&o->results_dir, arg, "--results-dir", err);
+    case OPT_TEST_NAME: return kb_opt_name(&o->test_name, arg, "--test-name", err);
+    case OPT_MANIFEST: return kb_opt_path(&o->manifest, arg, "--manifest", err);
     case OPT_UPDATE: o->update = 1; return 0;
     case OPT_PRINT_PROFILE: o->print_profile = 1; return 0;
     case OPT_COLD_CACHE: o->cold_cache = 1; return 0;
@@ -358,21 +257,21 @@ static int apply(kb_options *o, int opt, const char *arg, kb_err *err) {
         o->full = strcmp(arg, "full") == 0;
         return 0;
     case OPT_CALIBRATE: o->calibrate = 1; return 0;
-    case OPT_CALIBRATION: return set_path(&o->calibration, arg, "--calibration", err);
-    case OPT_AB_BASE: return set_path(&o->ab_base, arg, "--ab-base", err);
-    case OPT_AB_SOURCE: return set_path(&o->ab_source, arg, "--ab-source", err);
+    case OPT_CALIBRATION: return kb_opt_path(&o->calibration, arg, "--calibration", err);
+    case OPT_AB_BASE: return kb_opt_path(&o->ab_base, arg, "--ab-base", err);
+    case OPT_AB_SOURCE: return kb_opt_path(&o->ab_source, arg, "--ab-source", err);
     case OPT_AB_REF: o->ab_ref = arg; return *arg ? 0 : kb_fail(err, "--ab-ref: the name is empty");
     case OPT_AB_MIN_PAIRS: return parse_pairs(arg, &o->gate.ab_min_pairs, "--ab-min-pairs", err);
     case OPT_AB_MAX_PAIRS: return parse_pairs(arg, &o->gate.ab_max_pairs, "--ab-max-pairs", err);
     case OPT_AB_MAX_TIME:
-        return parse_double(arg, 0.0, 3600.0, &o->gate.ab_max_time_s, "--ab-max-time", err);
+        return kb_opt_double(arg, 0.0, 3600.0, &o->gate.ab_max_time_s, "--ab-max-time", err);
     case OPT_AB_PROCESSES:
-        return parse_int(arg, 1, KB_MAX_WORKERS, &o->gate.ab_processes, "--ab-processes", err);
+        return kb_opt_int(arg, 1, KB_MAX_WORKERS, &o->gate.ab_processes, "--ab-processes", err);
     case OPT_RECORD_PROCESSES:
-        return parse_int(arg, 1, KB_MAX_WORKERS, &o->record_processes, "--record-processes", err);
+        return kb_opt_int(arg, 1, KB_MAX_WORKERS, &o->record_processes, "--record-processes", err);
     case OPT_PARTNER: o->partner = 1; return 0;
     case OPT_TIMEOUT:
-        return parse_double(arg, 0.0, KB_TIMEOUT_MAX_S, &o->timeout_s, "--timeout", err);
+        return kb_opt_double(arg, 0.0, KB_TIMEOUT_MAX_S, &o->timeout_s, "--timeout", err);
     case OPT_REQUIRE_DEVICE: o->require_device = 1; return 0;
     case OPT_PROFILE_WITH: return set_tool(&o->profile_with, arg, "--profile-with", err);
     case OPT_PROFILED_BY: return set_tool(&o->profiled_by, arg, "--profiled-by", err);
@@ -411,24 +310,9 @@ static void warn_if_unchecked(kb_options *o) {
                  n ? " " : "", drift);
 }
 
-static void set_defaults(kb_options *o) {
-    memset(o, 0, sizeof *o);
-    o->backend = "cpu";
-    o->precision = "fp32";
-    o->profile = kb_build_current()->profile;
-    o->baseline_dir = kb_build_current()->baseline_dir;
-    o->results_dir = kb_build_current()->results_dir;
-    o->seed = 1234;
-    o->sampling = kb_sampling_defaults();
-    o->gate = kb_gate_defaults();
-    o->record_rounds = 5;
-    o->record_processes = 3;
-    o->confirm_pause_s = 0.25;
-}
-
 int kb_options_parse(kb_options *o, int argc, char **argv, kb_err *err) {
-    set_defaults(o);
-    if (read_env(o, err) != 0) return -1;
+    kb_options_defaults(o);
+    if (kb_options_read_env(o, err) != 0) return -1;
     opterr = 0;
     optind = 0; /* glibc: 0 also resets the scan inside a group of short options */
     int opt;

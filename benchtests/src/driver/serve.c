@@ -40,8 +40,8 @@ static int serve_open(void *p, const char *variant, const char *case_name, kb_pa
     if (!s->session && s->r.error) return kb_fail(err, "%s", s->r.error_msg);
     *status = s->session ? KB_PARTNER_READY : KB_PARTNER_SKIP;
     snprintf(why, why_size, "%s", s->r.skip_why);
-    *rmse = s->r.acc.rmse;
-    *max_abs = s->r.acc.max_abs;
+    *rmse = s->r.measured.acc.rmse;
+    *max_abs = s->r.measured.acc.max_abs;
     return 0;
 }
 

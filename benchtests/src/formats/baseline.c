@@ -7,6 +7,7 @@
 #include "formats/case.h"
 #include "formats/json_read.h"
 #include "formats/json_write.h"
+#include "formats/vocab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,8 @@
 void kb_baseline_key(char *out, size_t size, const char *backend, const char *precision,
                      const char *variant, const char *case_name, int threads) {
     if (threads > 1)
-        snprintf(out, size, "%s.%s.%s+t%d.%s", backend, precision, variant, threads, case_name);
+        snprintf(out, size, "%s.%s.%s" KB_KEY_SUFFIX_THREADS "%d.%s", backend, precision, variant,
+                 threads, case_name);
     else
         snprintf(out, size, "%s.%s.%s.%s", backend, precision, variant, case_name);
 }
@@ -108,18 +110,22 @@ static int check_model(const cJSON *entry, const char *path, const char *field, 
  * 0 when there is none, 1 when it was cut, -1 when it is not a thread
  * count from 2 to KB_MAX_THREADS written as kb_baseline_key writes it. */
 static int cut_threads(char *variant) {
-    char *plus = strrchr(variant, '+');
-    if (!plus || plus[1] != 't' || !(plus[2] >= '0' && plus[2] <= '9')) return 0;
+    const size_t k = strlen(KB_KEY_SUFFIX_THREADS);
+    char *plus = strrchr(variant, KB_KEY_SUFFIX_THREADS[0]);
+    if (!plus || strncmp(plus, KB_KEY_SUFFIX_THREADS, k) != 0) return 0;
+    const char *digits = plus + k;
+    if (!(digits[0] >= '0' && digits[0] <= '9')) return 0;
     char *end;
-    const long t = strtol(plus + 2, &end, 10);
-    if (*end || plus[2] == '0' || t < 2 || t > KB_MAX_THREADS) return -1;
+    const long t = strtol(digits, &end, 10);
+    if (*end || digits[0] == '0' || t < 2 || t > KB_MAX_THREADS) return -1;
     *plus = '\0';
     return 1;
 }
 
 /* "<backend>.<precision>.<variant>.<case>": the parts the driver looks
- * entries up by. NULL when the key has that form, else what is wrong. */
-static const char *key_problem(const char *key) {
+ * entries up by. NULL when the key has that form, else what is wrong
+ * (in `buf` where the words depend on the table of backends). */
+static const char *key_problem(const char *key, char *buf, size_t size) {
     char copy[KB_BASELINE_KEY_MAX + 1];
     snprintf(copy, sizeof copy, "%s", key);
     char *variant_dot = NULL, *backend = copy, *prec = strchr(copy, '.');
@@ -129,12 +135,17 @@ static const char *key_problem(const char *key) {
     char *name = variant ? strchr(variant, '.') : NULL;
     if (name) *name++ = '\0';
     if (!name) return "is not <backend>.<precision>.<variant>.<case>";
-    if (strcmp(backend, "cpu") && strcmp(backend, "cuda") && strcmp(backend, "hip"))
-        return "names an unknown backend (expected cpu, cuda or hip)";
+    if (!kb_backend_known(backend)) {
+        char expected[128];
+        kb_backend_expected(expected, sizeof expected);
+        snprintf(buf, size, "names an unknown backend (expected %s)", expected);
+        return buf;
+    }
     if (kb_prec_parse(prec) < 0) return "names an unknown precision";
     if (cut_threads(variant) < 0)
         return "names a thread count that is not a whole number from 2 to 1024 (+t<threads>)";
-    if ((variant_dot = strchr(variant, '+')) != NULL && strcmp(variant_dot, "+cold") == 0)
+    if ((variant_dot = strchr(variant, KB_KEY_SUFFIX_COLD[0])) != NULL &&
+        strcmp(variant_dot, KB_KEY_SUFFIX_COLD) == 0)
         *variant_dot = '\0';
     if (kb_identifier_problem(variant, 64)) return "names a variant that is not an identifier";
     if (kb_case_name_problem(name)) return "names a case that is not a valid case name";
@@ -162,7 +173,8 @@ static int check_entry(const cJSON *entry, const char *path, kb_err *err) {
     char field[KB_BASELINE_KEY_MAX + 16], env_field[KB_BASELINE_KEY_MAX + 32];
     snprintf(field, sizeof field, "entries.%s", entry->string);
     snprintf(env_field, sizeof env_field, "%s.environment", field);
-    const char *why = key_problem(entry->string);
+    char problem[192];
+    const char *why = key_problem(entry->string, problem, sizeof problem);
     if (why) return kb_fail(err, "%s: field '%s': the key %s", path, field, why);
     if (!cJSON_IsObject(entry))
         return kb_fail(err, "%s: field '%s': expected an object", path, field);
@@ -273,7 +285,7 @@ int kb_baseline_get(const kb_baseline *b, const char *key, kb_baseline_entry *e)
     const cJSON *entries = cJSON_GetObjectItemCaseSensitive(b->root, "entries");
     const cJSON *entry = cJSON_GetObjectItemCaseSensitive(entries, key);
     if (!entry) return 0;
-    /* check_root validated the types already. */
+    /* kb_baseline_validate checked the types when the file was opened */
     e->median_ms = number_or(entry, "median_ms", 0.0);
     e->min_ms = number_or(entry, "min_ms", e->median_ms);
     e->rmse = number_or(entry, "rmse", 0.0);

@@ -1,13 +1,14 @@
 /* kernels/<kernel>/kernel.json: what a kernel declares about itself. The
- * format is described in docs/adding-a-kernel.md. */
+ * format is described in docs/manifest.md. */
 #ifndef KB_MANIFEST_H
 #define KB_MANIFEST_H
 
 #include "base/error.h"
 #include "formats/case.h"
+#include "formats/vocab.h"
 
 #define KB_MAX_CASES    256
-#define KB_MAX_BACKENDS 4
+#define KB_MAX_BACKENDS KB_BACKEND_N /* each known backend once */
 
 typedef struct kb_tolerance {
     int present;
@@ -17,7 +18,7 @@ typedef struct kb_tolerance {
 
 /* "transcendentals": {"count": expression, "flops_each": number}: the
  * elementary-function calls (exp, erf, ...) of a case, each counted at the
- * flops its evaluation takes rather than as one (docs/adding-a-kernel.md). */
+ * flops its evaluation takes rather than as one (docs/manifest.md). */
 typedef struct kb_transcendentals {
     char count[256]; /* "" = not stated */
     double flops_each;
@@ -35,7 +36,7 @@ typedef struct kb_variant_spec {
 
 /* "threads": the thread counts every case runs with, each a count or
  * "all" (KB_THREADS_ALL); a case is measured once per count
- * (docs/adding-a-kernel.md). A case's own "threads" replaces it. */
+ * (docs/manifest.md). A case's own "threads" replaces it. */
 #define KB_THREADS_ALL 0
 typedef struct kb_threads_spec {
     int n;                           /* values; 0: not given (one value: 1) */
@@ -62,7 +63,7 @@ typedef struct kb_manifest {
     const kb_case *calibration[KB_MAX_CASES];
 } kb_manifest;
 
-/* Loads and validates a manifest (the rules: docs/adding-a-kernel.md): names
+/* Loads and validates a manifest (the rules: docs/manifest.md): names
  * safe as file and test names, no key or list entry twice, dims whose
  * product is at most KB_CASE_MAX_ELEMENTS, counts that are finite and in
  * range for every case, declared precision and variant. Every error names

@@ -1,5 +1,7 @@
 #include "formats/variantcheck.h"
 
+#include "formats/vocab.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -23,10 +25,10 @@ static void listed(const kb_manifest *m, char *out, size_t size) {
 }
 
 /* Whether every implementation of `b` is in this driver: the kernel's C
- * implementations (cpu) are in each of its drivers, a GPU source only in
- * the driver of its backend, which registered its implementations. */
+ * implementations are in each of its drivers, a GPU source only in the
+ * driver of its backend, which registered its implementations. */
 static int linked(const char *b, const char *backend, const kb_impl *const *impls, int n) {
-    if (strcmp(b, "cpu") == 0 || strcmp(b, backend) == 0) return 1;
+    if (!kb_backend_gpu(b) || strcmp(b, backend) == 0) return 1;
     for (int i = 0; i < n; ++i)
         if (strcmp(impls[i]->backend, b) == 0) return 1;
     return 0;

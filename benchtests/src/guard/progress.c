@@ -2,6 +2,7 @@
 #include "guard/progress.h"
 
 #include "base/atomicfile.h"
+#include "base/result_keys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* "<key>": as the JSON text names a member. */
+#define KEY(k) "\"" k "\":"
 
 /* The parts of the file prepared outside any event, as JSON text. */
 typedef struct snapshot {
@@ -75,7 +79,7 @@ static int put_string(int fd, const char *s) {
 }
 
 static int put_stages(int fd, const kb_progress_event *ev) {
-    int rc = put(fd, "\"stages_s\":{"), first = 1;
+    int rc = put(fd, KEY(KB_KEY_STAGES_S) "{"), first = 1;
     for (int i = 0; i < KB_STAGE_COUNT && rc == 0; ++i) {
         if (ev->stage_s[i] <= 0.0 && i != (int)ev->stage) continue;
         rc = (first ? 0 : put(fd, ",")) || put_string(fd, kb_stage_name((kb_stage)i)) ||
@@ -88,7 +92,8 @@ static int put_stages(int fd, const kb_progress_event *ev) {
 /* The running case's entry in "cases": failed, with what stopped it. */
 static int put_case_entry(int fd, const kb_progress_event *ev) {
     const char *stage = kb_stage_name(ev->stage);
-    int rc = put(fd, "{") || put(fd, now.case_key) || put(fd, ",\"passed\":false,\"error\":\"");
+    int rc = put(fd, "{") || put(fd, now.case_key) ||
+             put(fd, "," KEY(KB_KEY_PASSED) "false," KEY(KB_KEY_ERROR) "\"");
     if (strcmp(ev->status, "timeout") == 0)
         rc = rc || put(fd, "timeout: stage '") || put(fd, stage) || put(fd, "' ran ") ||
              put_seconds(fd, ev->elapsed_s) || put(fd, " s of the ") ||
@@ -104,18 +109,19 @@ static int put_case_entry(int fd, const kb_progress_event *ev) {
 }
 
 static int put_in_progress(int fd, const kb_progress_event *ev) {
-    int rc = put(fd, ",\"in_progress\":{");
+    int rc = put(fd, "," KEY(KB_KEY_IN_PROGRESS) "{");
     if (now.case_key) rc = rc || put(fd, now.case_key) || put(fd, ",");
-    rc = rc || put(fd, "\"stage\":") || put_string(fd, kb_stage_name(ev->stage)) ||
-         put(fd, ",\"elapsed_s\":") || put_seconds(fd, ev->elapsed_s) || put(fd, ",\"limit_s\":");
+    rc = rc || put(fd, KEY(KB_KEY_STAGE)) || put_string(fd, kb_stage_name(ev->stage)) ||
+         put(fd, "," KEY(KB_KEY_ELAPSED_S)) || put_seconds(fd, ev->elapsed_s) ||
+         put(fd, "," KEY(KB_KEY_LIMIT_S));
     rc = rc || (ev->limit_s >= 0.0 ? put_seconds(fd, ev->limit_s) : put(fd, "null"));
-    if (ev->signal) rc = rc || put(fd, ",\"signal\":") || put_string(fd, ev->signal);
+    if (ev->signal) rc = rc || put(fd, "," KEY(KB_KEY_SIGNAL)) || put_string(fd, ev->signal);
     return rc || put(fd, ",") || put_stages(fd, ev) || put(fd, "}");
 }
 
 static int put_document(int fd, const kb_progress_event *ev) {
-    int rc = put(fd, "{\"status\":") || put_string(fd, ev->status) || put(fd, ",") ||
-             put(fd, now.fields) || put(fd, ",\"cases\":[") || put(fd, now.cases);
+    int rc = put(fd, "{" KEY(KB_KEY_STATUS)) || put_string(fd, ev->status) || put(fd, ",") ||
+             put(fd, now.fields) || put(fd, "," KEY(KB_KEY_CASES) "[") || put(fd, now.cases);
     if (now.case_key) rc = rc || put(fd, *now.cases ? "," : "") || put_case_entry(fd, ev);
     return rc || put(fd, "]") || put_in_progress(fd, ev) || put(fd, "}\n");
 }
@@ -188,8 +194,8 @@ int kb_progress_case_start(const char *case_name, const char *variant, kb_err *e
     snprintf(running_case, sizeof running_case, ": case %.100s, variant %.100s", case_name,
              variant);
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "case", case_name);
-    cJSON_AddStringToObject(o, "variant", variant);
+    cJSON_AddStringToObject(o, KB_KEY_CASE, case_name);
+    cJSON_AddStringToObject(o, KB_KEY_VARIANT, variant);
     return update(&now.case_key, json_text(o, 1), 1, err);
 }
 

@@ -50,8 +50,9 @@ int kb_progress_case_done(cJSON *entry, kb_err *err);
 /* Rewrites the file for the event (async-signal-safe). Returns 0 or -1. */
 int kb_progress_write(const kb_progress_event *ev);
 
-/* Blocks kb_progress_update for good: the watchdog's thread, before it
- * writes an event and ends the process. */
+/* Takes the file's lock for good, so that no case's start or end rewrites
+ * it any more: the watchdog's thread, before it writes an event and ends
+ * the process. */
 void kb_progress_hold(void);
 
 /* The run ended normally: the final result replaces the file. */

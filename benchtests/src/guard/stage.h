@@ -1,4 +1,4 @@
-/* The stages of one case, in the order they run (runner.c): what the
+/* The stages of one case, in the order the runner takes them: what the
  * watchdog reports a hung or crashed case was doing. */
 #ifndef KB_STAGE_H
 #define KB_STAGE_H

@@ -3,7 +3,7 @@
  *
  * A hang: given the test's time limit (--timeout, KBENCH_TIMEOUT: CTest's
  * TIMEOUT, which the test registration passes on), a thread waits until
- * shortly before it (kb_watchdog_deadline) and then writes the result with
+ * shortly before it (kb_watchdog_margin) and then writes the result with
  * status "timeout" (the case, its stage, how long the stage ran against the
  * time it had, the case's time per stage so far) and ends the process with
  * exit status 2, before CTest kills it and nothing is written. Every stage's

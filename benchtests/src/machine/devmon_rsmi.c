@@ -8,7 +8,6 @@
  *   rsmi_dev_energy_count_get(uint32_t dv_ind, uint64_t *power,
  *                             float *counter_resolution, uint64_t *timestamp);
  *     (power is the accumulated counter, resolution in microjoules)
- *     (microwatts)
  *   rsmi_status_string(rsmi_status_t status, const char **status_string);
  * rsmi_status_t is an enum from RSMI_STATUS_SUCCESS = 0 to
  * RSMI_STATUS_UNKNOWN_ERROR = 0xFFFFFFFF, so 32 bits wide and unsigned.

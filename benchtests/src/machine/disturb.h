@@ -26,7 +26,7 @@ void kb_thread_mark_now(kb_thread_mark *m);
  * allowance. A switch that cost less is not a disturbance: a 300 ms sample
  * almost always holds one (a kernel thread's few microseconds). Without a
  * thread CPU clock, any involuntary switch counts; 0 when the platform
- * can tell neither (the sample is then kept, as before). */
+ * can tell neither (the sample is then kept). */
 int kb_thread_disturbed(const kb_thread_mark *from, const kb_thread_mark *to, double wall_s);
 
 #endif

@@ -34,7 +34,7 @@ void kb_probe_keep_best(kb_probe_reading *best, const kb_probe_reading *r);
 void kb_probe_best(const kb_probe_reading *readings, int n, kb_probe_reading *best);
 
 typedef enum kb_bound {
-    KB_BOUND_UNKNOWN, /* not recorded: the streaming probe alone, as before the model */
+    KB_BOUND_UNKNOWN, /* not recorded: the streaming probe alone is read */
     KB_BOUND_MEMORY,
     KB_BOUND_COMPUTE
 } kb_bound;
@@ -53,10 +53,9 @@ kb_bound kb_bound_of(double bytes, double flops, const kb_probe_reading *r, doub
 
 /* Within this factor of the machine's balance a case sits near the ridge of
  * the roofline, where neither roof alone bounds it: which side it falls on
- * flips with a few percent of either figure (swish fp32, 0.5 flop/byte, was
- * recorded memory-bound at a balance of 0.44 and compute-bound at 0.36 on
- * the same machine), and the manifests' nominal flop counts (an exp counted
- * as one) understate the compute of such kernels. */
+ * flips with a few percent of either figure (the balance itself moves that
+ * much between recordings on one machine), and the manifests' nominal flop
+ * counts (an exp counted as one) understate the compute of such kernels. */
 #define KB_RIDGE_FACTOR 4.0
 
 /* Whether a case of this intensity is near the ridge of a machine of this

@@ -5,12 +5,12 @@
  * calls wait for the device (the hold gives up on it part way through the
  * run); held calls run back to back, unheld ones leave the device idle
  * between launches, and a small case timed unheld is several times slower
- * (docs/gpu.md, "The stream hold"). */
+ * (docs/gpu-timing.md, "The stream hold"). */
 #ifndef KB_TIMING_MODE_H
 #define KB_TIMING_MODE_H
 
 typedef enum kb_timing {
-    KB_TIMING_UNKNOWN, /* no sample yet; a baseline entry recorded before the field */
+    KB_TIMING_UNKNOWN, /* no sample yet; a baseline entry without the field */
     KB_TIMING_HOST,    /* the host clock around the calls as they run (CPU) */
     KB_TIMING_HELD,    /* device events, the calls queued behind a stream hold */
     KB_TIMING_UNHELD,  /* device events around calls launched one by one */
@@ -37,8 +37,8 @@ kb_timing kb_timing_join(kb_timing a, kb_timing b);
  * shows may then be the timing's, not the code's, so the gate does not fail
  * it (KB_LAT_OTHER_TIMING); a run within tolerance, or one timed the faster
  * way (held against an unheld baseline), is gated as usual. Never for the
- * same mode or an unknown one (baselines recorded before the mode was kept
- * are compared as before). */
+ * same mode or an unknown one (a baseline entry that does not say how it
+ * was timed is gated as usual). */
 int kb_timing_handicapped(kb_timing base, kb_timing now);
 
 #endif

@@ -80,9 +80,9 @@ static double largest_cache(const kb_roofs *r) {
  * was compiled) may be the faster of the two. Past them the pass with
  * non-temporal stores is timed instead: a cached store pays a read of the
  * line first (write-allocate), which the bytes counted leave out, so a
- * kernel streaming with such stores moves more counted bytes a second
- * (28-33 against 22-26 GB/s on this project's VM), and the memory roof is
- * what the machine allows, not what one way of storing gets. */
+ * kernel streaming with such stores moves more counted bytes a second,
+ * and the memory roof is what the machine allows, not what one way of
+ * storing gets. */
 static int measure_point(const kb_backend *b, void *dst, const void *src, double ws,
                          kb_sweep_point *p, double top_cache) {
     size_t bytes = (size_t)(ws / 2.0) / 64 * 64;
@@ -154,8 +154,7 @@ static const char *const counting =
 /* A level's window: working sets above twice the previous level's capacity
  * (so that level holds at most half of it) and within its own; memory's
  * starts above 3x the last cache, since a victim L3 (AMD's) still hits on
- * part of a set two or three times its size (here 2x measured 10 to 60 %
- * more than 4x to 8x). */
+ * part of a set two or three times its size. */
 static void level_figure(kb_roofs *r, int i, double memory_gbps, const char *memory_how) {
     kb_level_roof *l = &r->levels[i];
     const double below = i > 0 ? r->levels[i - 1].level.capacity : 0.0;

@@ -9,28 +9,29 @@
 /* One recorded case's entry (takes a copy of env). */
 static cJSON *entry_of(const kb_case_result *r, const cJSON *env, const char *now) {
     cJSON *e = cJSON_CreateObject();
-    const kb_samples *best = &r->rounds[r->lat.best];
-    const kb_timing best_timing = r->round_timing[r->lat.best];
+    const kb_samples *best = &r->measured.rounds[r->decision.lat.best];
+    const kb_timing best_timing = r->measured.round_timing[r->decision.lat.best];
     cJSON_AddStringToObject(e, "case", r->c->name);
     cJSON_AddStringToObject(e, "variant", r->variant);
-    cJSON_AddNumberToObject(e, "median_ms", r->stats.median);
-    cJSON_AddNumberToObject(e, "min_ms", r->stats.min);
-    cJSON_AddNumberToObject(e, "p10_ms", r->stats.p10);
-    cJSON_AddNumberToObject(e, "p90_ms", r->stats.p90);
+    cJSON_AddNumberToObject(e, "median_ms", r->measured.stats.median);
+    cJSON_AddNumberToObject(e, "min_ms", r->measured.stats.min);
+    cJSON_AddNumberToObject(e, "p10_ms", r->measured.stats.p10);
+    cJSON_AddNumberToObject(e, "p90_ms", r->measured.stats.p90);
     cJSON_AddNumberToObject(e, "reps", best->reps);
     cJSON_AddItemToObject(e, "samples_ms", cJSON_CreateDoubleArray(best->ms, best->n));
     double medians[KB_MAX_ROUNDS];
-    for (int i = 0; i < r->n_rounds; ++i) medians[i] = r->rounds[i].median;
-    cJSON_AddItemToObject(e, "round_medians_ms", cJSON_CreateDoubleArray(medians, r->n_rounds));
+    for (int i = 0; i < r->measured.n_rounds; ++i) medians[i] = r->measured.rounds[i].median;
+    cJSON_AddItemToObject(e, "round_medians_ms",
+                          cJSON_CreateDoubleArray(medians, r->measured.n_rounds));
     /* the rounds came from this many processes: their spread is in the medians */
-    cJSON_AddNumberToObject(e, "processes", r->processes);
-    cJSON_AddNumberToObject(e, "rmse", r->acc.rmse);
-    cJSON_AddNumberToObject(e, "max_abs_err", r->acc.max_abs);
-    cJSON_AddNumberToObject(e, "gbps", r->gbps);
-    kb_baseline_add_probe(e, &r->recorded_probe);
-    cJSON_AddStringToObject(e, "bound", kb_bound_name(r->bound));
-    cJSON_AddNumberToObject(e, "intensity", r->intensity);
-    cJSON_AddNumberToObject(e, "balance", r->balance);
+    cJSON_AddNumberToObject(e, "processes", r->measured.processes);
+    cJSON_AddNumberToObject(e, "rmse", r->measured.acc.rmse);
+    cJSON_AddNumberToObject(e, "max_abs_err", r->measured.acc.max_abs);
+    cJSON_AddNumberToObject(e, "gbps", r->measured.gbps);
+    kb_baseline_add_probe(e, &r->measured.recorded_probe);
+    cJSON_AddStringToObject(e, "bound", kb_bound_name(r->measured.bound));
+    cJSON_AddNumberToObject(e, "intensity", r->measured.intensity);
+    cJSON_AddNumberToObject(e, "balance", r->measured.balance);
     /* the kept round's samples are the entry's: how they were timed */
     if (best_timing != KB_TIMING_UNKNOWN)
         cJSON_AddStringToObject(e, "timing", kb_timing_name(best_timing));

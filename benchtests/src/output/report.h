@@ -33,7 +33,7 @@ void kb_report_measurements(FILE *f, const kb_report *rep);
 /* A measurement is named `<prefix>.<figure>`, at most KB_MEASUREMENT_NAME_MAX
  * characters (CDash 2.6's limit): figures have at most
  * KB_MEASUREMENT_FIGURE_MAX, and the prefix, `<case>.<variant>`, is
- * shortened to fit (docs/cdash.md, "Measurement names"). */
+ * shortened to fit (docs/cdash-measurements.md, "Measurement names"). */
 #define KB_MEASUREMENT_NAME_MAX    40
 #define KB_MEASUREMENT_FIGURE_MAX  11
 #define KB_MEASUREMENT_VARIANT_MAX 12

@@ -7,15 +7,15 @@
 
 /* One probe figure: the baseline's and every round's, when both exist. */
 static void print_probe(FILE *f, const kb_case_result *r, kb_probe_kind k) {
-    if (r->base.probe.v[k] <= 0.0) return;
+    if (r->decision.base.probe.v[k] <= 0.0) return;
     int any = 0;
-    for (int i = 0; i < r->n_rounds; ++i) any |= r->probe[i].v[k] > 0.0;
+    for (int i = 0; i < r->measured.n_rounds; ++i) any |= r->measured.probe[i].v[k] > 0.0;
     if (!any) return;
-    fprintf(f, "  probe %-5s baseline %.2f %s; now ", kb_probe_name(k), r->base.probe.v[k],
+    fprintf(f, "  probe %-5s baseline %.2f %s; now ", kb_probe_name(k), r->decision.base.probe.v[k],
             kb_probe_unit(k));
-    for (int i = 0, first = 1; i < r->n_rounds; ++i)
-        if (r->probe[i].v[k] > 0.0) {
-            fprintf(f, "%s%.2f", first ? "" : ", ", r->probe[i].v[k]);
+    for (int i = 0, first = 1; i < r->measured.n_rounds; ++i)
+        if (r->measured.probe[i].v[k] > 0.0) {
+            fprintf(f, "%s%.2f", first ? "" : ", ", r->measured.probe[i].v[k]);
             first = 0;
         }
     fprintf(f, "\n");
@@ -23,15 +23,15 @@ static void print_probe(FILE *f, const kb_case_result *r, kb_probe_kind k) {
 
 static void print_rounds(FILE *f, const kb_case_result *r) {
     fprintf(f, "  rounds:     ");
-    for (int i = 0; i < r->n_rounds; ++i) {
-        fprintf(f, "%s%.4f ms (x%.3f", i ? ", " : "", r->rounds[i].median,
-                r->rounds[i].median / r->base.median_ms);
-        if (r->round_cpu[i] >= 0) fprintf(f, ", cpu %d", r->round_cpu[i]);
+    for (int i = 0; i < r->measured.n_rounds; ++i) {
+        fprintf(f, "%s%.4f ms (x%.3f", i ? ", " : "", r->measured.rounds[i].median,
+                r->measured.rounds[i].median / r->decision.base.median_ms);
+        if (r->measured.round_cpu[i] >= 0) fprintf(f, ", cpu %d", r->measured.round_cpu[i]);
         fprintf(f, ")");
     }
     fprintf(f, "\n");
     for (int k = 0; k < KB_PROBE_N; ++k) print_probe(f, r, (kb_probe_kind)k);
-    const kb_baseline_entry *b = &r->base;
+    const kb_baseline_entry *b = &r->decision.base;
     kb_probe_kind figs[KB_PROBE_N];
     if (kb_drift_figures(b->bound, kb_near_ridge(b->intensity, b->balance), figs) == KB_PROBE_N)
         fprintf(f,
@@ -44,11 +44,11 @@ static void print_rounds(FILE *f, const kb_case_result *r) {
                 "count: ",
                 b->bound == KB_BOUND_COMPUTE ? "compute" : "memory", kb_bound_name(b->bound),
                 kb_probe_name(figs[0]), kb_probe_name(figs[1]));
-    if (r->lat.drift_probe == KB_PROBE_N)
+    if (r->decision.lat.drift_probe == KB_PROBE_N)
         fprintf(f, "none was measured on both sides\n");
     else
-        fprintf(f, "machine x%.3f slower by the %s probe\n", r->lat.drift,
-                kb_probe_name(r->lat.drift_probe));
+        fprintf(f, "machine x%.3f slower by the %s probe\n", r->decision.lat.drift,
+                kb_probe_name(r->decision.lat.drift_probe));
 }
 
 /* A slowdown that the machine's own slowdown explains passes, but says so. */
@@ -69,7 +69,7 @@ static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_resul
     fprintf(f,
             "  latency:    head %.4f ms vs base %.4f ms (%s): ratio x%.3f, 95%% interval "
             "[%.3f, %.3f] over %d pairs\n",
-            r->stats.median, r->base.median_ms, ctx->ab->ref, ab->decision.ratio,
+            r->measured.stats.median, r->decision.base.median_ms, ctx->ab->ref, ab->decision.ratio,
             ab->decision.ci_lo, ab->decision.ci_hi, last);
     if (ab->stages > 1)
         fprintf(f,
@@ -94,14 +94,14 @@ static void print_ab_failure(FILE *f, const kb_run_ctx *ctx, const kb_case_resul
  * the figures, which then compare the builds as much as the code. */
 static void print_build_note(FILE *f, const kb_case_result *r) {
     const char *flags = kb_build_current()->c_flags;
-    if (!r->has_base || !kb_build_opt_differs(flags, r->base.build_opt)) return;
+    if (!r->decision.has_base || !kb_build_opt_differs(flags, r->decision.base.build_opt)) return;
     char mine[256];
     kb_build_opt(flags, mine, sizeof mine);
     fprintf(f,
             "  build:      the baseline was recorded by a build with %s, this build has %s: "
             "the difference may be the build's, not the code's (record the baseline again with "
             "this build's flags, or build as it was)\n",
-            r->base.build_opt, mine);
+            r->decision.base.build_opt, mine);
 }
 
 static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r) {
@@ -112,19 +112,21 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
         return;
     }
     print_build_note(f, r);
-    if (r->acc_fired) {
+    if (r->decision.acc_fired) {
         fprintf(f,
                 "  accuracy:   rmse %.3e, max abs %.3e over %zu elements "
                 "(tolerance rmse %.3e, max abs %.3e, %s)\n",
-                r->acc.rmse, r->acc.max_abs, r->acc.n, ctx->manifest->tol[ctx->prec].rmse,
-                ctx->manifest->tol[ctx->prec].max_abs, ctx->manifest->path);
-        fprintf(f, "  rule:       %s", r->acc_why);
+                r->measured.acc.rmse, r->measured.acc.max_abs, r->measured.acc.n,
+                ctx->manifest->tol[ctx->prec].rmse, ctx->manifest->tol[ctx->prec].max_abs,
+                ctx->manifest->path);
+        fprintf(f, "  rule:       %s", r->decision.acc_why);
     }
-    if (r->lat.verdict == KB_LAT_REGRESSION && ctx->ab) {
+    if (r->decision.lat.verdict == KB_LAT_REGRESSION && ctx->ab) {
         print_ab_failure(f, ctx, r);
-    } else if (r->lat.verdict == KB_LAT_REGRESSION) {
+    } else if (r->decision.lat.verdict == KB_LAT_REGRESSION) {
         fprintf(f, "  latency:    median %.4f ms vs baseline %.4f ms (x%.3f; recorded %s)\n",
-                r->stats.median, r->base.median_ms, r->lat.ratio, r->base.recorded_at);
+                r->measured.stats.median, r->decision.base.median_ms, r->decision.lat.ratio,
+                r->decision.base.recorded_at);
         print_rounds(f, r);
         fprintf(f,
                 "  rule:       median above baseline x %.2f in the first round and all %d "
@@ -132,14 +134,15 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
                 "(%.1f %%) and slower than the baseline's samples x %.2f "
                 "(Mann-Whitney p = %.2g < %.2g); machine slower x%.3f by its probe "
                 "(allowed for beyond x%.2f)\n",
-                1.0 + r->lat.tolerance, ctx->settings->gate.confirm_rounds, 100.0 * r->lat.noise,
-                1.0 + r->lat.tolerance, r->lat.p_value, ctx->settings->gate.alpha, r->lat.drift,
-                1.0 + r->lat.tolerance);
-        if (r->fresh_first > 0)
+                1.0 + r->decision.lat.tolerance, ctx->settings->gate.confirm_rounds,
+                100.0 * r->decision.lat.noise, 1.0 + r->decision.lat.tolerance,
+                r->decision.lat.p_value, ctx->settings->gate.alpha, r->decision.lat.drift,
+                1.0 + r->decision.lat.tolerance);
+        if (r->decision.fresh_first > 0)
             fprintf(f,
                     "  fresh:      measured again in a fresh process of this build (rounds %d-%d: "
                     "x%.3f), and a fresh process confirmed it\n",
-                    r->fresh_first + 1, r->n_rounds, r->fresh.ratio);
+                    r->decision.fresh_first + 1, r->measured.n_rounds, r->decision.fresh.ratio);
         fprintf(f, "  baseline:   %s\n", rep->baseline_path);
     }
 }
@@ -147,7 +150,7 @@ static void print_failure(FILE *f, const kb_report *rep, const kb_case_result *r
 int kb_report_failures(FILE *f, const kb_report *rep) {
     int failed = 0;
     for (int i = 0; i < rep->n_results; ++i) {
-        if (rep->results[i].lat.verdict == KB_LAT_MACHINE_DRIFT)
+        if (rep->results[i].decision.lat.verdict == KB_LAT_MACHINE_DRIFT)
             print_drift_note(f, rep, &rep->results[i]);
         if (kb_case_passed(&rep->results[i])) continue;
         print_failure(f, rep, &rep->results[i]);

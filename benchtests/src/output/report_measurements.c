@@ -26,7 +26,7 @@ static void shorten(const char *s, size_t keep, char *out, size_t size) {
  * measurement columns), so `<case>.<variant>` gets at most 40 - 1 -
  * KB_MEASUREMENT_FIGURE_MAX. A longer one keeps the variant (shortened
  * itself past KB_MEASUREMENT_VARIANT_MAX) and as much of the case as fits,
- * then '~' and a tag of the whole case name (docs/cdash.md), so that the
+ * then '~' and a tag of the whole case name (docs/cdash-measurements.md), so that the
  * name stays the same from run to run and two cases do not share one. */
 void kb_measurement_prefix(const char *case_name, const char *variant, char *out, size_t size) {
     enum { PREFIX_MAX = KB_MEASUREMENT_NAME_MAX - 1 - KB_MEASUREMENT_FIGURE_MAX, TAG = 7 };
@@ -58,17 +58,18 @@ static void text_measurement(FILE *f, const char *prefix, const char *what, cons
 /* CDash plots a figure missing from a build as 0, so every case sends every
  * figure in every run. A relative figure whose reference is missing is taken
  * against the case itself (ratio 1, pct_peak_bw and pct_roof 100, speedup
- * and vs_vendor 1) and its has_<figure> flag says 0; docs/cdash.md lists
- * each one's meaning and its name before the names were shortened. */
+ * and vs_vendor 1) and its has_<figure> flag says 0; docs/cdash-measurements.md
+ * lists each one's name and meaning. */
 static void baseline_measurements(FILE *f, const char *p, const kb_case_result *r) {
     /* a baseline from other hardware, or a slowdown timed unlike the
      * baseline, was not compared: its ratio would graph as a step */
-    const int compared = r->has_base && kb_latency_verdict_compared(r->lat.verdict);
+    const int compared =
+        r->decision.has_base && kb_latency_verdict_compared(r->decision.lat.verdict);
     measurement(f, p, "has_ratio", compared);
-    measurement(f, p, "base_ms", compared ? r->base.median_ms : r->stats.median);
-    measurement(f, p, "ratio", compared ? r->lat.ratio : 1.0);
-    measurement(f, p, "drift", isfinite(r->lat.drift) ? r->lat.drift : 1.0);
-    text_measurement(f, p, "timing", kb_timing_name(r->timing));
+    measurement(f, p, "base_ms", compared ? r->decision.base.median_ms : r->measured.stats.median);
+    measurement(f, p, "ratio", compared ? r->decision.lat.ratio : 1.0);
+    measurement(f, p, "drift", isfinite(r->decision.lat.drift) ? r->decision.lat.drift : 1.0);
+    text_measurement(f, p, "timing", kb_timing_name(r->measured.timing));
 }
 
 static void ab_measurements(FILE *f, const char *p, const kb_case_result *r) {
@@ -81,41 +82,41 @@ static void ab_measurements(FILE *f, const char *p, const kb_case_result *r) {
 }
 
 static void bandwidth_measurements(FILE *f, const char *p, const kb_case_result *r) {
-    const int calibrated = r->pct_peak_bw >= 0.0;
-    measurement(f, p, "gbps", r->gbps);
-    measurement(f, p, "gflops", r->gflops);
+    const int calibrated = r->measured.pct_peak_bw >= 0.0;
+    measurement(f, p, "gbps", r->measured.gbps);
+    measurement(f, p, "gflops", r->measured.gflops);
     measurement(f, p, "has_peak_bw", calibrated);
-    measurement(f, p, "pct_peak_bw", calibrated ? r->pct_peak_bw : 100.0);
+    measurement(f, p, "pct_peak_bw", calibrated ? r->measured.pct_peak_bw : 100.0);
 }
 
 /* The roofline (docs/roofline.md): pct_roof against 100 when there is none,
  * and what bounds the case as text ("none" without a roofline), which
  * CDash shows on the test's page. */
 static void roofline_measurements(FILE *f, const char *p, const kb_case_result *r) {
-    const int placed = r->pct_roofline >= 0.0;
+    const int placed = r->measured.pct_roofline >= 0.0;
     measurement(f, p, "has_roof", placed);
-    measurement(f, p, "pct_roof", placed ? r->pct_roofline : 100.0);
-    text_measurement(f, p, "bound", placed ? r->roofline.bound : "none");
+    measurement(f, p, "pct_roof", placed ? r->measured.pct_roofline : 100.0);
+    text_measurement(f, p, "bound", placed ? r->measured.roofline.bound : "none");
 }
 
 static void comparison_measurements(FILE *f, const char *p, const kb_case_result *r) {
-    const int compared = r->cmp.with != NULL;
+    const int compared = r->measured.cmp.with != NULL;
     measurement(f, p, "has_speedup", compared);
-    measurement(f, p, "speedup", compared ? r->cmp.speedup : 1.0);
-    measurement(f, p, "bytes_saved", compared ? r->cmp.bytes_saved : 0.0);
-    const int vendor = r->vendor_speedup >= 0.0;
+    measurement(f, p, "speedup", compared ? r->measured.cmp.speedup : 1.0);
+    measurement(f, p, "bytes_saved", compared ? r->measured.cmp.bytes_saved : 0.0);
+    const int vendor = r->measured.vendor_speedup >= 0.0;
     measurement(f, p, "has_vendor", vendor);
-    measurement(f, p, "vs_vendor", vendor ? r->vendor_speedup : 1.0);
+    measurement(f, p, "vs_vendor", vendor ? r->measured.vendor_speedup : 1.0);
 }
 
 /* Power and energy have no neutral value: 0 (which no running device
  * draws) with has_power 0 when the backend gave no reading. */
 static void power_measurements(FILE *f, const char *p, const kb_case_result *r) {
-    const int b = r->lat.best;
-    const int measured = r->power_w[b] > 0.0;
+    const int b = r->decision.lat.best;
+    const int measured = r->measured.power_w[b] > 0.0;
     measurement(f, p, "has_power", measured);
-    measurement(f, p, "power_w", measured ? r->power_w[b] : 0.0);
-    measurement(f, p, "energy_mj", measured ? r->energy_mj[b] : 0.0);
+    measurement(f, p, "power_w", measured ? r->measured.power_w[b] : 0.0);
+    measurement(f, p, "energy_mj", measured ? r->measured.energy_mj[b] : 0.0);
 }
 
 void kb_report_measurements(FILE *f, const kb_report *rep) {
@@ -124,10 +125,10 @@ void kb_report_measurements(FILE *f, const kb_report *rep) {
         if (r->error || r->skipped) continue;
         char p[KB_MEASUREMENT_NAME_MAX + 1];
         kb_measurement_prefix(r->c->name, r->variant, p, sizeof p);
-        measurement(f, p, "median_ms", r->stats.median);
+        measurement(f, p, "median_ms", r->measured.stats.median);
         baseline_measurements(f, p, r);
         ab_measurements(f, p, r);
-        measurement(f, p, "rmse", r->acc.rmse);
+        measurement(f, p, "rmse", r->measured.acc.rmse);
         bandwidth_measurements(f, p, r);
         roofline_measurements(f, p, r);
         comparison_measurements(f, p, r);

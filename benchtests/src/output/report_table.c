@@ -10,8 +10,8 @@
 static const char *verdict_text(const kb_case_result *r) {
     if (r->error) return KB_VERDICT_TEXT_ERROR;
     if (r->skipped) return KB_VERDICT_TEXT_SKIPPED;
-    if (r->acc_fired) return KB_VERDICT_TEXT_ACCURACY;
-    return kb_latency_verdict_text(r->lat.verdict);
+    if (r->decision.acc_fired) return KB_VERDICT_TEXT_ACCURACY;
+    return kb_latency_verdict_text(r->decision.lat.verdict);
 }
 
 static void print_row(FILE *f, const kb_case_result *r) {
@@ -21,45 +21,50 @@ static void print_row(FILE *f, const kb_case_result *r) {
         return;
     }
     char base[32] = "-", ratio[32] = "-", peak[32] = "-", roof[32] = "-", vendor[32] = "-";
-    if (r->has_base) {
-        snprintf(base, sizeof base, "%.4f", r->base.median_ms);
-        snprintf(ratio, sizeof ratio, "%.3f", r->lat.ratio);
+    if (r->decision.has_base) {
+        snprintf(base, sizeof base, "%.4f", r->decision.base.median_ms);
+        snprintf(ratio, sizeof ratio, "%.3f", r->decision.lat.ratio);
     }
-    if (r->pct_peak_bw >= 0.0) snprintf(peak, sizeof peak, "%.0f%%", r->pct_peak_bw);
-    if (r->pct_roofline >= 0.0) snprintf(roof, sizeof roof, "%.0f%%", r->pct_roofline);
+    if (r->measured.pct_peak_bw >= 0.0)
+        snprintf(peak, sizeof peak, "%.0f%%", r->measured.pct_peak_bw);
+    if (r->measured.pct_roofline >= 0.0)
+        snprintf(roof, sizeof roof, "%.0f%%", r->measured.pct_roofline);
     /* Over the library: the vendor variant, else the one compare_to names
      * (the lines under the table say which). */
-    if (r->vendor_speedup >= 0.0)
-        snprintf(vendor, sizeof vendor, "x%.2f", r->vendor_speedup);
-    else if (r->cmp.with)
-        snprintf(vendor, sizeof vendor, "x%.2f", r->cmp.speedup);
+    if (r->measured.vendor_speedup >= 0.0)
+        snprintf(vendor, sizeof vendor, "x%.2f", r->measured.vendor_speedup);
+    else if (r->measured.cmp.with)
+        snprintf(vendor, sizeof vendor, "x%.2f", r->measured.cmp.speedup);
     fprintf(f,
             "%-22s %-8s %10.4f %8.1f%% %5.1f%% %4dx%-4d %8.2f %5s %8.2f %5s %-7s %7s %10s %6s "
             "%9.2e %9.2e  %s\n",
-            r->c->name, r->variant, r->stats.median,
-            100.0 * (r->stats.p90 - r->stats.p10) / r->stats.median, 100.0 * r->stats.cv,
-            (int)r->stats.n, r->rounds[r->lat.best].reps, r->gbps, peak, r->gflops, roof,
-            r->roofline.present ? r->roofline.bound : "-", vendor, base, ratio, r->acc.rmse,
-            r->acc.max_abs, verdict_text(r));
+            r->c->name, r->variant, r->measured.stats.median,
+            100.0 * (r->measured.stats.p90 - r->measured.stats.p10) / r->measured.stats.median,
+            100.0 * r->measured.stats.cv, (int)r->measured.stats.n,
+            r->measured.rounds[r->decision.lat.best].reps, r->measured.gbps, peak,
+            r->measured.gflops, roof,
+            r->measured.roofline.present ? r->measured.roofline.bound : "-", vendor, base, ratio,
+            r->measured.acc.rmse, r->measured.acc.max_abs, verdict_text(r));
 }
 
 /* The best round's power and energy, clock limits and device memory, for
  * the cases where the backend could measure them. */
 static void print_device_notes(FILE *f, const kb_case_result *r) {
-    const int b = r->lat.best;
-    const kb_samples *best = &r->rounds[b];
+    const int b = r->decision.lat.best;
+    const kb_samples *best = &r->measured.rounds[b];
     if (r->error || r->skipped) return;
-    if (r->power_w[b] > 0.0 || r->device_mem_mib >= 0.0) {
+    if (r->measured.power_w[b] > 0.0 || r->measured.device_mem_mib >= 0.0) {
         fprintf(f, "  %s %s: ", r->c->name, r->variant);
-        if (r->power_w[b] > 0.0)
-            fprintf(f, "%.1f W, %.4g mJ per call; ", r->power_w[b], r->energy_mj[b]);
-        if (r->device_mem_mib >= 0.0)
-            fprintf(f, "device memory in use %.0f MiB", r->device_mem_mib);
+        if (r->measured.power_w[b] > 0.0)
+            fprintf(f, "%.1f W, %.4g mJ per call; ", r->measured.power_w[b],
+                    r->measured.energy_mj[b]);
+        if (r->measured.device_mem_mib >= 0.0)
+            fprintf(f, "device memory in use %.0f MiB", r->measured.device_mem_mib);
         fprintf(f, "\n");
     }
-    if (r->clock_limits) {
+    if (r->measured.clock_limits) {
         char names[128];
-        kb_devmon_reason_names(r->clock_limits, names, sizeof names);
+        kb_devmon_reason_names(r->measured.clock_limits, names, sizeof names);
         fprintf(f, "  %s %s: clocks limited (%s): %d samples dropped, %d kept\n", r->c->name,
                 r->variant, names, best->dropped, best->suspect_kept);
     }
@@ -73,45 +78,47 @@ static void print_device_notes(FILE *f, const kb_case_result *r) {
  * configured tolerance: how coarse, and why (its rounds' noise). */
 static void print_tolerance_note(FILE *f, const kb_report *rep, const kb_case_result *r) {
     const double tol = rep->ctx->settings->gate.latency_tol;
-    if (r->error || r->skipped || rep->ctx->ab || !(r->lat.tolerance > tol)) return;
-    if (r->lat.verdict == KB_LAT_RECORDED) {
+    if (r->error || r->skipped || rep->ctx->ab || !(r->decision.lat.tolerance > tol)) return;
+    if (r->decision.lat.verdict == KB_LAT_RECORDED) {
         fprintf(f, "  %s %s: recorded to gate at %.1f %%, not %.0f %%: the noise of its rounds",
-                r->c->name, r->variant, 100.0 * r->lat.tolerance, 100.0 * tol);
-        if (r->record_attempts > 1) {
+                r->c->name, r->variant, 100.0 * r->decision.lat.tolerance, 100.0 * tol);
+        if (r->measured.record_attempts > 1) {
             fprintf(f, " (attempts' noise");
-            for (int a = 0; a < r->record_attempts; ++a)
-                fprintf(f, "%s %.1f %%", a ? "," : "", 100.0 * r->attempt_noise[a]);
-            fprintf(f, "; attempt %d kept)", r->kept_attempt + 1);
+            for (int a = 0; a < r->measured.record_attempts; ++a)
+                fprintf(f, "%s %.1f %%", a ? "," : "", 100.0 * r->measured.attempt_noise[a]);
+            fprintf(f, "; attempt %d kept)", r->measured.kept_attempt + 1);
         }
         fprintf(f, "\n");
-    } else if (r->has_base) {
+    } else if (r->decision.has_base) {
         fprintf(
             f, "  %s %s: gated at %.1f %%, not %.0f %%: the noise its baseline was recorded with\n",
-            r->c->name, r->variant, 100.0 * r->lat.tolerance, 100.0 * tol);
+            r->c->name, r->variant, 100.0 * r->decision.lat.tolerance, 100.0 * tol);
     }
 }
 
 /* A slowdown this process confirmed that a fresh process did not: the
- * process's placement, not the code (runner.c). */
+ * process's placement, not the code (the runner). */
 static void print_fresh_note(FILE *f, const kb_case_result *r) {
-    if (r->error || r->skipped || r->fresh_first == 0 || r->fresh.verdict == KB_LAT_REGRESSION)
+    if (r->error || r->skipped || r->decision.fresh_first == 0 ||
+        kb_latency_verdict_fails(r->decision.fresh.verdict))
         return;
     fprintf(f,
             "  %s %s: x%.3f in every round of this process, not in a fresh process (x%.3f): "
             "its placement, not the code; not failed\n",
-            r->c->name, r->variant, r->lat.ratio, r->fresh.ratio);
+            r->c->name, r->variant, r->decision.lat.ratio, r->decision.fresh.ratio);
 }
 
 /* A variant against the one it is compared with: speedup, and the memory
  * traffic where the two move different amounts. */
 static void print_comparison(FILE *f, const kb_case_result *r) {
-    if (!r->cmp.with) return;
-    fprintf(f, "  %s %s vs %s: speedup x%.2f", r->c->name, r->impl_variant, r->cmp.with,
-            r->cmp.speedup);
-    if (r->bytes != r->cmp.with_bytes)
+    if (!r->measured.cmp.with) return;
+    fprintf(f, "  %s %s vs %s: speedup x%.2f", r->c->name, r->impl_variant, r->measured.cmp.with,
+            r->measured.cmp.speedup);
+    if (r->bytes != r->measured.cmp.with_bytes)
         fprintf(f, ", memory traffic %.1f%% %s (%.3g MB vs %.3g MB)",
-                100.0 * fabs(r->cmp.bytes_saved), r->cmp.bytes_saved >= 0.0 ? "lower" : "higher",
-                r->bytes * 1e-6, r->cmp.with_bytes * 1e-6);
+                100.0 * fabs(r->measured.cmp.bytes_saved),
+                r->measured.cmp.bytes_saved >= 0.0 ? "lower" : "higher", r->bytes * 1e-6,
+                r->measured.cmp.with_bytes * 1e-6);
     fprintf(f, "\n");
 }
 

@@ -90,7 +90,7 @@ int kb_ab_measure(kb_ab_setup *ab, const kb_run_settings *settings, kb_ab_round_
                   kb_samples *head_all, kb_err *err);
 
 /* The latency decision the rest of the harness reads (kb_case_result's
- * lat), and the base's median over the pairs. */
+ * decision.lat), and the base's median over the pairs. */
 kb_latency_decision kb_ab_latency(const kb_ab_result *res);
 double kb_ab_base_median(const kb_ab_result *res);
 

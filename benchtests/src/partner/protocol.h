@@ -1,5 +1,5 @@
 /* The A/B partner protocol: how a head driver measures the same case on the
- * base build's driver, round for round, in one CTest test (docs/ab.md).
+ * base build's driver, round for round, in one CTest test (docs/ab-protocol.md).
  *
  * The head starts the base's driver of the same name with --partner and
  * talks to it over a pipe pair, one line per message, text only:
@@ -32,7 +32,10 @@
  *
  * The version changes whenever a message changes; a head meets a base of
  * another version, or one that predates the protocol, with an error that
- * names both (never with a verdict). */
+ * names both (never with a verdict).
+ *
+ * The messages' fields are written and read in protocol_wire.c; the head's
+ * side is protocol_head.c, the base's protocol_serve.c. */
 #ifndef KB_PROTOCOL_H
 #define KB_PROTOCOL_H
 

@@ -15,7 +15,7 @@ Asserts that
   * CDash sees each test once: no test name has a result in two of the
     <Testing> documents received (Test.xml, DynamicAnalysis-Test.xml);
   * Test.xml holds every test that wrote a result JSON to --results, each
-    case with every figure kb_report_measurements sends (docs/cdash.md) as a
+    case with every figure kb_report_measurements sends (docs/cdash-measurements.md) as a
     numeric NamedMeasurement equal to the JSON's, or to its stand-in where
     the JSON has none (ratio 1, pct_peak_bw 100, ...), the bound as text,
     and the JSON attached;
@@ -139,7 +139,7 @@ def name_tag(text):
 
 def measurement_prefix(case, variant):
     """`<case>.<variant>` as the measurements name it: at most 28 characters,
-    a longer case (or variant, past 12) cut and tagged (docs/cdash.md)."""
+    a longer case (or variant, past 12) cut and tagged (docs/cdash-measurements.md)."""
     if len(variant) > 12:
         variant = variant[:5] + "~" + name_tag(variant)
     if len(case) + 1 + len(variant) <= 28:

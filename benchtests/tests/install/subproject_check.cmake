@@ -120,8 +120,8 @@ endforeach()
 
 # The public C headers compile in a consumer that adds -Wpedantic -Werror to
 # its flags (kbench's sources then get them too, as a subproject).
-file(GLOB headers RELATIVE "${SOURCE}/benchtests/include" "${SOURCE}/benchtests/include/kb/*.h")
-list(FILTER headers EXCLUDE REGEX "^kb/gpu")
+file(GLOB_RECURSE headers RELATIVE "${SOURCE}/benchtests/include" "${SOURCE}/benchtests/include/kb/*.h")
+list(FILTER headers EXCLUDE REGEX "^kb/gpu|^kb/vendor/cudnn")
 set(includes "")
 foreach(header IN LISTS headers)
   string(APPEND includes "#include \"${header}\"\n")

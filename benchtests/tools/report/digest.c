@@ -44,8 +44,8 @@ const char *kb_sum_verdict_text(const kb_sum_case *c) {
     kb_latency_verdict v;
     const int known = verdict_of(c, &v) == 0;
     if (*c->acc_failures)
-        return known && v == KB_LAT_REGRESSION ? KB_VERDICT_TEXT_ACCURACY " + latency"
-                                               : KB_VERDICT_TEXT_ACCURACY;
+        return known && kb_latency_verdict_fails(v) ? KB_VERDICT_TEXT_ACCURACY " + latency"
+                                                    : KB_VERDICT_TEXT_ACCURACY;
     if (is(c->verdict, "error")) return KB_VERDICT_TEXT_ERROR;
     if (known && kb_latency_verdict_fails(v)) return kb_latency_verdict_text(v);
     /* failed for a reason the result does not name */

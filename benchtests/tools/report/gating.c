@@ -4,6 +4,7 @@
  * at least one of its cases got a verdict that compared it with something
  * (verdict.h's "gated" column). */
 #include "buf.h"
+#include "formats/vocab.h"
 #include "summary.h"
 
 #include <math.h>
@@ -205,7 +206,7 @@ static void gated_tolerances(kb_buf *b, const kb_sum_run *run, int md) {
 
 /* The two ways to a gate, as commands to copy. */
 static void advice(kb_buf *b, const kb_sum_run *run, const gating *g, int md) {
-    const char *be = g->backend ? g->backend : "cpu";
+    const char *be = g->backend ? g->backend : kb_backend_name(KB_BACKEND_CPU);
     char baselines[KB_PATH_MAX], ab[KB_PATH_MAX];
     kb_sum_doc(run, "baselines.md", baselines, sizeof baselines);
     kb_sum_doc(run, "ab.md", ab, sizeof ab);

@@ -8,7 +8,7 @@
  * microseconds; kbench measures wall time only, so cpu_time repeats
  * real_time. Written row by row as it is made, each row on one line (the
  * samples come back from the run's spool), so that its memory does not
- * grow with the run. Mapping and choices: docs/report.md. */
+ * grow with the run. Mapping and choices: docs/gbench.md. */
 #include "buf.h"
 #include "formats/json_write.h"
 #include "jsonout.h"

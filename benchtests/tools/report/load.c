@@ -1,11 +1,13 @@
-/* Reading the result JSONs (benchtests/src/report.c writes them) into the
- * model. A result that does not have the fields the report needs, or holds
- * what the driver never writes, is an error naming the file and the field.
- * Each result is read in one pass (jsonstream.h): its cases one at a time,
- * each copied into the model and freed, its samples checked as they come
- * and, for gbench, put in the run's spool. */
+/* Reading the result JSONs into the model: output/report_json.c writes
+ * them, both sides naming the keys by base/result_keys.h. A result that
+ * does not have the fields the report needs, or holds what the driver
+ * never writes, is an error naming the file and the field. Each result is
+ * read in one pass (jsonstream.h): its cases one at a time, each copied
+ * into the model and freed, its samples checked as they come and, for
+ * gbench, put in the run's spool. */
 #define _GNU_SOURCE
 #include "base/clock.h"
+#include "base/result_keys.h"
 #include "decide/verdict.h"
 #include "formats/json_read.h"
 #include "jsonstream.h"
@@ -66,12 +68,12 @@ static int load_accuracy(const cJSON *c, kb_sum_case *k, const char *file, const
                          kb_err *err) {
     const cJSON *acc;
     char path[64];
-    snprintf(path, sizeof path, "%s.accuracy", field);
-    if (kb_json_object(c, "accuracy", 1, &acc, file, field, err) != 0 ||
-        error_figure(acc, "rmse", 1, &k->rmse, file, path, err) != 0 ||
-        error_figure(acc, "max_abs_err", 0, &k->max_abs, file, path, err) != 0)
+    snprintf(path, sizeof path, "%s." KB_KEY_ACCURACY, field);
+    if (kb_json_object(c, KB_KEY_ACCURACY, 1, &acc, file, field, err) != 0 ||
+        error_figure(acc, KB_KEY_RMSE, 1, &k->rmse, file, path, err) != 0 ||
+        error_figure(acc, KB_KEY_MAX_ABS_ERR, 0, &k->max_abs, file, path, err) != 0)
         return -1;
-    return text(acc, "failures", 0, &k->acc_failures, file, path, err);
+    return text(acc, KB_KEY_FAILURES, 0, &k->acc_failures, file, path, err);
 }
 
 /* A/B mode: the interval of the pair ratios and how many pairs made it. */
@@ -79,41 +81,41 @@ static int load_ab(const cJSON *lat, kb_sum_case *k, const char *file, const cha
                    kb_err *err) {
     const cJSON *ab;
     char path[80];
-    snprintf(path, sizeof path, "%s.ab", field);
-    if (kb_json_object(lat, "ab", 0, &ab, file, field, err) != 0) return -1;
+    snprintf(path, sizeof path, "%s." KB_KEY_AB, field);
+    if (kb_json_object(lat, KB_KEY_AB, 0, &ab, file, field, err) != 0) return -1;
     if (!ab) return 0;
-    if (figure(ab, "ci_lo", 0, &k->ab_lo, INFINITY, file, path, err) != 0 ||
-        figure(ab, "ci_hi", 0, &k->ab_hi, INFINITY, file, path, err) != 0)
+    if (figure(ab, KB_KEY_CI_LO, 0, &k->ab_lo, INFINITY, file, path, err) != 0 ||
+        figure(ab, KB_KEY_CI_HI, 0, &k->ab_hi, INFINITY, file, path, err) != 0)
         return -1;
-    return figure(ab, "n_pairs", 0, &k->ab_pairs, INFINITY, file, path, err);
+    return figure(ab, KB_KEY_N_PAIRS, 0, &k->ab_pairs, INFINITY, file, path, err);
 }
 
 static int load_latency(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                         kb_err *err) {
     const cJSON *lat;
     char path[64];
-    snprintf(path, sizeof path, "%s.latency", field);
-    if (kb_json_object(c, "latency", 1, &lat, file, field, err) != 0 ||
-        text(lat, "verdict", 1, &k->verdict, file, path, err) != 0)
+    snprintf(path, sizeof path, "%s." KB_KEY_LATENCY, field);
+    if (kb_json_object(c, KB_KEY_LATENCY, 1, &lat, file, field, err) != 0 ||
+        text(lat, KB_KEY_VERDICT, 1, &k->verdict, file, path, err) != 0)
         return -1;
     /* it is written into summary.md as it is: only the driver's words */
     kb_latency_verdict v;
     if (kb_latency_verdict_parse(k->verdict, &v) != 0)
         return kb_fail(err, "%s: field '%s.verdict': '%.64s' is not a latency verdict (%s)", file,
                        path, k->verdict, kb_latency_verdict_names());
-    static const char *const keys[] = {"ratio",         "first_ratio", "baseline_median_ms",
-                                       "baseline_rmse", "p_value",     "noise",
-                                       "machine_drift"};
+    static const char *const keys[] = {
+        KB_KEY_RATIO,   KB_KEY_FIRST_RATIO, KB_KEY_BASELINE_MEDIAN_MS, KB_KEY_BASELINE_RMSE,
+        KB_KEY_P_VALUE, KB_KEY_NOISE,       KB_KEY_MACHINE_DRIFT};
     double *outs[] = {&k->ratio,   &k->first_ratio, &k->base_ms, &k->base_rmse,
                       &k->p_value, &k->noise,       &k->drift};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
         if (figure(lat, keys[i], 0, outs[i], outs[i] == &k->p_value ? 1.0 : INFINITY, file, path,
                    err) != 0)
             return -1;
-    if (text(lat, "drift_probe", 0, &k->drift_probe, file, path, err) != 0 ||
-        figure(lat, "record_noise", 0, &k->record_noise, INFINITY, file, path, err) != 0 ||
-        figure(lat, "record_drift", 0, &k->record_drift, INFINITY, file, path, err) != 0 ||
-        figure(lat, "tolerance", 0, &k->tolerance, INFINITY, file, path, err) != 0)
+    if (text(lat, KB_KEY_DRIFT_PROBE, 0, &k->drift_probe, file, path, err) != 0 ||
+        figure(lat, KB_KEY_RECORD_NOISE, 0, &k->record_noise, INFINITY, file, path, err) != 0 ||
+        figure(lat, KB_KEY_RECORD_DRIFT, 0, &k->record_drift, INFINITY, file, path, err) != 0 ||
+        figure(lat, KB_KEY_TOLERANCE, 0, &k->tolerance, INFINITY, file, path, err) != 0)
         return -1;
     return load_ab(lat, k, file, path, err);
 }
@@ -122,36 +124,36 @@ static int load_comparison(const cJSON *c, kb_sum_case *k, const char *file, con
                            kb_err *err) {
     const cJSON *cmp;
     char path[64];
-    snprintf(path, sizeof path, "%s.comparison", field);
-    if (kb_json_object(c, "comparison", 0, &cmp, file, field, err) != 0) return -1;
+    snprintf(path, sizeof path, "%s." KB_KEY_COMPARISON, field);
+    if (kb_json_object(c, KB_KEY_COMPARISON, 0, &cmp, file, field, err) != 0) return -1;
     if (!cmp) return 0;
-    if (text(cmp, "with", 1, &k->compare_to, file, path, err) != 0 ||
-        figure(cmp, "speedup", 1, &k->speedup, INFINITY, file, path, err) != 0)
+    if (text(cmp, KB_KEY_WITH, 1, &k->compare_to, file, path, err) != 0 ||
+        figure(cmp, KB_KEY_SPEEDUP, 1, &k->speedup, INFINITY, file, path, err) != 0)
         return -1;
-    return number(cmp, "bytes_saved", 0, &k->bytes_saved, file, path, err);
+    return number(cmp, KB_KEY_BYTES_SAVED, 0, &k->bytes_saved, file, path, err);
 }
 
 /* The case's roofline (null or absent: none). A present one is checked as
  * strictly as the other figures: the chart places the case by it. */
 static int load_roofline(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                          kb_err *err) {
-    const cJSON *roof = member(c, "roofline");
+    const cJSON *roof = member(c, KB_KEY_ROOFLINE);
     char path[64];
-    snprintf(path, sizeof path, "%s.roofline", field);
-    if (figure(c, "pct_roofline", 0, &k->pct_roofline, INFINITY, file, field, err) != 0 ||
-        figure(c, "vendor_speedup", 0, &k->vendor_speedup, INFINITY, file, field, err) != 0)
+    snprintf(path, sizeof path, "%s." KB_KEY_ROOFLINE, field);
+    if (figure(c, KB_KEY_PCT_ROOFLINE, 0, &k->pct_roofline, INFINITY, file, field, err) != 0 ||
+        figure(c, KB_KEY_VENDOR_SPEEDUP, 0, &k->vendor_speedup, INFINITY, file, field, err) != 0)
         return -1;
     if (!roof || cJSON_IsNull(roof)) return 0;
     if (!cJSON_IsObject(roof))
         return kb_fail(err, "%s: field '%s': expected an object or null", file, path);
-    static const char *const keys[] = {"intensity", "footprint_bytes", "roof_gbps",
-                                       "compute_gflops", "attainable_gflops"};
+    static const char *const keys[] = {KB_KEY_INTENSITY, KB_KEY_FOOTPRINT_BYTES, KB_KEY_ROOF_GBPS,
+                                       KB_KEY_COMPUTE_GFLOPS, KB_KEY_ATTAINABLE_GFLOPS};
     double *outs[] = {&k->intensity, &k->footprint_bytes, &k->roof_gbps, &k->compute_gflops,
                       &k->attainable_gflops};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; ++i)
         if (figure(roof, keys[i], i == 0, outs[i], INFINITY, file, path, err) != 0) return -1;
-    if (text(roof, "level", 0, &k->level, file, path, err) != 0 ||
-        text(roof, "bound", 1, &k->bound, file, path, err) != 0)
+    if (text(roof, KB_KEY_LEVEL, 0, &k->level, file, path, err) != 0 ||
+        text(roof, KB_KEY_BOUND, 1, &k->bound, file, path, err) != 0)
         return -1;
     return 0;
 }
@@ -160,10 +162,10 @@ static int load_roofline(const cJSON *c, kb_sum_case *k, const char *file, const
  * skipped has none). */
 static int load_figures(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                         kb_err *err) {
-    if (figure(c, "median_ms", 1, &k->median_ms, INFINITY, file, field, err) != 0 ||
-        figure(c, "gbps", 1, &k->gbps, INFINITY, file, field, err) != 0 ||
-        figure(c, "gflops", 1, &k->gflops, INFINITY, file, field, err) != 0 ||
-        figure(c, "pct_peak_bw", 0, &k->pct_peak, INFINITY, file, field, err) != 0)
+    if (figure(c, KB_KEY_MEDIAN_MS, 1, &k->median_ms, INFINITY, file, field, err) != 0 ||
+        figure(c, KB_KEY_GBPS, 1, &k->gbps, INFINITY, file, field, err) != 0 ||
+        figure(c, KB_KEY_GFLOPS, 1, &k->gflops, INFINITY, file, field, err) != 0 ||
+        figure(c, KB_KEY_PCT_PEAK_BW, 0, &k->pct_peak, INFINITY, file, field, err) != 0)
         return -1;
     if (load_accuracy(c, k, file, field, err) != 0 || load_latency(c, k, file, field, err) != 0 ||
         load_roofline(c, k, file, field, err) != 0)
@@ -231,10 +233,10 @@ typedef struct reading {
 /* The case's own mean, stddev and cv: NAN when absent, else not negative. */
 static int case_stats(const cJSON *c, kb_sum_case *k, const char *file, const char *field,
                       kb_err *err) {
-    if (figure(c, "mean_ms", 0, &k->mean_ms, INFINITY, file, field, err) != 0 ||
-        figure(c, "stddev_ms", 0, &k->stddev_ms, INFINITY, file, field, err) != 0)
+    if (figure(c, KB_KEY_MEAN_MS, 0, &k->mean_ms, INFINITY, file, field, err) != 0 ||
+        figure(c, KB_KEY_STDDEV_MS, 0, &k->stddev_ms, INFINITY, file, field, err) != 0)
         return -1;
-    return figure(c, "cv", 0, &k->cv, INFINITY, file, field, err);
+    return figure(c, KB_KEY_CV, 0, &k->cv, INFINITY, file, field, err);
 }
 
 /* The samples of the round whose median is the case's (the round the gate
@@ -244,7 +246,7 @@ static int pick_samples(const reading *rd, const cJSON *c, kb_sum_case *k, const
                         kb_err *err) {
     const char *file = rd->t->file;
     const cJSON *rounds, *r;
-    if (kb_json_array(c, "rounds", 0, &rounds, file, field, err) != 0) return -1;
+    if (kb_json_array(c, KB_KEY_ROUNDS, 0, &rounds, file, field, err) != 0) return -1;
     if (!rounds) return 0;
     if (!rounds->child)
         return kb_fail(err, "%s: field '%s.rounds': empty: a case that ran has at least one round",
@@ -252,7 +254,7 @@ static int pick_samples(const reading *rd, const cJSON *c, kb_sum_case *k, const
     const cJSON *pick = rounds->child;
     int at = 0, i = 0;
     cJSON_ArrayForEach(r, rounds) {
-        const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "median_ms");
+        const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, KB_KEY_MEDIAN_MS);
         if (cJSON_IsNumber(m) && m->valuedouble == k->median_ms) {
             pick = r;
             at = i;
@@ -261,13 +263,13 @@ static int pick_samples(const reading *rd, const cJSON *c, kb_sum_case *k, const
         ++i;
     }
     char path[96];
-    snprintf(path, sizeof path, "%s.rounds[%d]", field, at);
+    snprintf(path, sizeof path, "%s." KB_KEY_ROUNDS "[%d]", field, at);
     const cJSON *ms;
     int64_t reps;
     if (!cJSON_IsObject(pick))
         return kb_fail(err, "%s: field '%s': expected an object", file, path);
-    if (kb_json_array(pick, "samples_ms", 1, &ms, file, path, err) != 0 ||
-        kb_json_int(pick, "reps", 1, 1, INT64_MAX, &reps, file, path, err) != 0)
+    if (kb_json_array(pick, KB_KEY_SAMPLES_MS, 1, &ms, file, path, err) != 0 ||
+        kb_json_int(pick, KB_KEY_REPS, 1, 1, INT64_MAX, &reps, file, path, err) != 0)
         return -1;
     const round_seen *seen = at < rd->n_rounds ? &rd->rounds[at] : NULL;
     if (!seen || !seen->present)
@@ -297,23 +299,23 @@ static int own_strings(kb_sum_run *run, kb_sum_case *k) {
 static int load_case(const reading *rd, const cJSON *c, int i, kb_sum_case *k, kb_err *err) {
     const char *file = rd->t->file;
     char field[32];
-    snprintf(field, sizeof field, "cases[%d]", i);
+    snprintf(field, sizeof field, KB_KEY_CASES "[%d]", i);
     clear_case(k);
     if (!cJSON_IsObject(c)) return kb_fail(err, "%s: field '%s': expected an object", file, field);
-    if (text(c, "case", 1, &k->name, file, field, err) != 0 ||
-        text(c, "variant", 1, &k->variant, file, field, err) != 0)
+    if (text(c, KB_KEY_CASE, 1, &k->name, file, field, err) != 0 ||
+        text(c, KB_KEY_VARIANT, 1, &k->variant, file, field, err) != 0)
         return -1;
-    const cJSON *passed = member(c, "passed");
+    const cJSON *passed = member(c, KB_KEY_PASSED);
     if (!cJSON_IsBool(passed))
         return kb_fail(err, "%s: field '%s.passed': %s", file, field,
                        passed ? "expected true or false" : "missing");
     k->passed = cJSON_IsTrue(passed);
     const char *skipped;
-    if (text(c, "error", 0, &k->error, file, field, err) != 0 ||
-        text(c, "skipped", 0, &skipped, file, field, err) != 0)
+    if (text(c, KB_KEY_ERROR, 0, &k->error, file, field, err) != 0 ||
+        text(c, KB_KEY_SKIPPED, 0, &skipped, file, field, err) != 0)
         return -1;
-    if (member(c, "error") || member(c, "skipped")) {
-        k->verdict = member(c, "error") ? "error" : "skipped";
+    if (member(c, KB_KEY_ERROR) || member(c, KB_KEY_SKIPPED)) {
+        k->verdict = member(c, KB_KEY_ERROR) ? "error" : "skipped";
         if (!*k->error) k->error = skipped;
     } else if (load_figures(c, k, file, field, err) != 0 ||
                case_stats(c, k, file, field, err) != 0 || pick_samples(rd, c, k, field, err) != 0) {
@@ -324,9 +326,10 @@ static int load_case(const reading *rd, const cJSON *c, int i, kb_sum_case *k, k
 
 /* ---- the reading's hooks (jsonstream.h) ------------------------------------ */
 
-#define CASES   "cases"
-#define SAMPLES "cases[].rounds[].samples_ms"
-#define PAIRS   "cases[].latency.ab.pairs" /* A/B: every pair; the report reads none */
+#define CASES   KB_KEY_CASES
+#define SAMPLES KB_KEY_CASES "[]." KB_KEY_ROUNDS "[]." KB_KEY_SAMPLES_MS
+/* A/B: every pair; the report reads none */
+#define PAIRS KB_KEY_CASES "[]." KB_KEY_LATENCY "." KB_KEY_AB "." KB_KEY_PAIRS
 
 static int claims(void *ctx, const char *path) {
     (void)ctx;
@@ -419,9 +422,9 @@ static int check_repeats(const kb_sum_test *t, kb_err *err) {
 }
 
 /* The driver's final statuses, and those of a result it left unfinished
- * (benchtests/src/progress.h): "running" (killed), "timeout" and "crashed",
- * each with the case it stopped in as a failed case. Any status but
- * "passed" makes the test failed (digest.c). */
+ * (guard/progress.h): "running" (killed), "timeout" and "crashed", each
+ * with the case it stopped in as a failed case. Any status but "passed"
+ * makes the test failed (digest.c). */
 static int known_status(const char *status) {
     static const char *const known[] = {"passed",  "failed",  "error",
                                         "running", "timeout", "crashed"};
@@ -434,19 +437,19 @@ static int known_status(const char *status) {
 static int how_text(const cJSON *o, const char **out, const char *file, const char *field,
                     kb_err *err) {
     *out = "";
-    return cJSON_IsNull(member(o, "how")) ? 0 : text(o, "how", 0, out, file, field, err);
+    return cJSON_IsNull(member(o, KB_KEY_HOW)) ? 0 : text(o, KB_KEY_HOW, 0, out, file, field, err);
 }
 
 /* calibration.levels: [{"name", "capacity_bytes", "gbps", "how"}...]; a
  * level whose gbps is null was not measured and is left out. */
 static int load_levels(kb_sum_test *t, const cJSON *cal, kb_err *err) {
-    const cJSON *levels = member(cal, "levels"), *l;
+    const cJSON *levels = member(cal, KB_KEY_LEVELS), *l;
     if (!levels || cJSON_IsNull(levels)) return 0;
     if (!cJSON_IsArray(levels))
         return kb_fail(err, "%s: field 'calibration.levels': expected an array or null", t->file);
     cJSON_ArrayForEach(l, levels) {
         char path[64];
-        snprintf(path, sizeof path, "calibration.levels[%d]", t->n_levels);
+        snprintf(path, sizeof path, KB_KEY_CALIBRATION "." KB_KEY_LEVELS "[%d]", t->n_levels);
         if (t->n_levels == KB_SUM_MAX_CEILINGS)
             return kb_fail(err, "%s: field '%s': more than %d levels", t->file, path,
                            KB_SUM_MAX_CEILINGS);
@@ -454,10 +457,11 @@ static int load_levels(kb_sum_test *t, const cJSON *cal, kb_err *err) {
         c->gflops = NAN;
         if (!cJSON_IsObject(l))
             return kb_fail(err, "%s: field '%s': expected an object", t->file, path);
-        if (text(l, "name", 1, &c->name, t->file, path, err) != 0 ||
-            figure(l, "capacity_bytes", 0, &c->capacity_bytes, INFINITY, t->file, path, err) != 0 ||
-            figure(l, "gbps", !cJSON_IsNull(member(l, "gbps")), &c->gbps, INFINITY, t->file, path,
-                   err) != 0 ||
+        if (text(l, KB_KEY_NAME, 1, &c->name, t->file, path, err) != 0 ||
+            figure(l, KB_KEY_CAPACITY_BYTES, 0, &c->capacity_bytes, INFINITY, t->file, path, err) !=
+                0 ||
+            figure(l, KB_KEY_GBPS, !cJSON_IsNull(member(l, KB_KEY_GBPS)), &c->gbps, INFINITY,
+                   t->file, path, err) != 0 ||
             how_text(l, &c->how, t->file, path, err) != 0)
             return -1;
         if (isnan(c->gbps)) t->n_levels--;
@@ -471,12 +475,12 @@ static int load_peaks(kb_sum_test *t, const cJSON *cal, const char *key, kb_sum_
                       int *n, kb_err *err) {
     const cJSON *peaks = member(cal, key), *p;
     char path[96];
-    snprintf(path, sizeof path, "calibration.%s", key);
+    snprintf(path, sizeof path, KB_KEY_CALIBRATION ".%s", key);
     if (!peaks || cJSON_IsNull(peaks)) return 0;
     if (!cJSON_IsObject(peaks))
         return kb_fail(err, "%s: field '%s': expected an object or null", t->file, path);
     cJSON_ArrayForEach(p, peaks) {
-        snprintf(path, sizeof path, "calibration.%s.%.40s", key, p->string);
+        snprintf(path, sizeof path, KB_KEY_CALIBRATION ".%s.%.40s", key, p->string);
         if (*n == KB_SUM_MAX_CEILINGS)
             return kb_fail(err, "%s: field '%s': more than %d precisions", t->file, path,
                            KB_SUM_MAX_CEILINGS);
@@ -485,8 +489,8 @@ static int load_peaks(kb_sum_test *t, const cJSON *cal, const char *key, kb_sum_
         c->capacity_bytes = c->gbps = NAN;
         if (!cJSON_IsObject(p))
             return kb_fail(err, "%s: field '%s': expected an object", t->file, path);
-        if (figure(p, "gflops", !cJSON_IsNull(member(p, "gflops")), &c->gflops, INFINITY, t->file,
-                   path, err) != 0 ||
+        if (figure(p, KB_KEY_GFLOPS, !cJSON_IsNull(member(p, KB_KEY_GFLOPS)), &c->gflops, INFINITY,
+                   t->file, path, err) != 0 ||
             how_text(p, &c->how, t->file, path, err) != 0)
             return -1;
         if (isnan(c->gflops)) (*n)--; /* not measured */
@@ -501,20 +505,21 @@ static int load_calibration(kb_sum_test *t, kb_err *err) {
     t->calibration_file = t->calibrated_at = "";
     t->calibration_age_s = NAN;
     t->calibration_reused = -1;
-    if (kb_json_object(t->root, "calibration", 0, &cal, t->file, "", err) != 0) return -1;
+    if (kb_json_object(t->root, KB_KEY_CALIBRATION, 0, &cal, t->file, "", err) != 0) return -1;
     if (!cal) return 0;
-    const cJSON *reused = member(cal, "reused");
+    const cJSON *reused = member(cal, KB_KEY_REUSED);
     if (reused && !cJSON_IsBool(reused))
         return kb_fail(err, "%s: field 'calibration.reused': expected true or false", t->file);
     if (reused) t->calibration_reused = cJSON_IsTrue(reused);
-    if (text(cal, "file", 0, &t->calibration_file, t->file, "calibration", err) != 0 ||
-        text(cal, "measured_at", 0, &t->calibrated_at, t->file, "calibration", err) != 0 ||
-        figure(cal, "age_s", 0, &t->calibration_age_s, INFINITY, t->file, "calibration", err) !=
+    if (text(cal, KB_KEY_FILE, 0, &t->calibration_file, t->file, KB_KEY_CALIBRATION, err) != 0 ||
+        text(cal, KB_KEY_MEASURED_AT, 0, &t->calibrated_at, t->file, KB_KEY_CALIBRATION, err) !=
             0 ||
+        figure(cal, KB_KEY_AGE_S, 0, &t->calibration_age_s, INFINITY, t->file, KB_KEY_CALIBRATION,
+               err) != 0 ||
         load_levels(t, cal, err) != 0)
         return -1;
-    if (load_peaks(t, cal, "compute", t->compute, &t->n_compute, err) != 0) return -1;
-    return load_peaks(t, cal, "matrix", t->matrix, &t->n_matrix, err);
+    if (load_peaks(t, cal, KB_KEY_COMPUTE, t->compute, &t->n_compute, err) != 0) return -1;
+    return load_peaks(t, cal, KB_KEY_MATRIX, t->matrix, &t->n_matrix, err);
 }
 
 /* "optimisation": {"build": "...", "baseline": "..." or null}; absent in
@@ -522,32 +527,32 @@ static int load_calibration(kb_sum_test *t, kb_err *err) {
 static int load_optimisation(kb_sum_test *t, kb_err *err) {
     const cJSON *o = NULL;
     t->opt_build = t->opt_baseline = "";
-    if (kb_json_object(t->root, "optimisation", 0, &o, t->file, "", err) != 0) return -1;
+    if (kb_json_object(t->root, KB_KEY_OPTIMISATION, 0, &o, t->file, "", err) != 0) return -1;
     if (!o) return 0;
-    if (text(o, "build", 1, &t->opt_build, t->file, "optimisation", err) != 0) return -1;
-    if (cJSON_IsNull(member(o, "baseline"))) return 0;
-    return text(o, "baseline", 1, &t->opt_baseline, t->file, "optimisation", err);
+    if (text(o, KB_KEY_BUILD, 1, &t->opt_build, t->file, KB_KEY_OPTIMISATION, err) != 0) return -1;
+    if (cJSON_IsNull(member(o, KB_KEY_BASELINE))) return 0;
+    return text(o, KB_KEY_BASELINE, 1, &t->opt_baseline, t->file, KB_KEY_OPTIMISATION, err);
 }
 
 static int load_test_fields(kb_sum_test *t, kb_err *err) {
     const cJSON *r = t->root;
     const char *f = t->file;
     if (!cJSON_IsObject(r)) return kb_fail(err, "%s: expected a JSON object (a kbench result)", f);
-    if (text(r, "test", 1, &t->name, f, "", err) != 0 ||
-        text(r, "kernel", 1, &t->kernel, f, "", err) != 0 ||
-        text(r, "backend", 1, &t->backend, f, "", err) != 0 ||
-        text(r, "precision", 1, &t->precision, f, "", err) != 0 ||
-        text(r, "status", 1, &t->status, f, "", err) != 0 ||
-        text(r, "profile", 1, &t->profile, f, "", err) != 0 ||
-        text(r, "case_set", 0, &t->case_set, f, "", err) != 0 ||
-        text(r, "mode", 0, &t->mode, f, "", err) != 0 ||
-        text(r, "ab_base", 0, &t->ab_base, f, "", err) != 0 ||
-        text(r, "baseline_file", 0, &t->baseline_file, f, "", err) != 0 ||
-        text(r, "docs_dir", 0, &t->docs_dir, f, "", err) != 0 ||
-        figure(r, "latency_tolerance", 1, &t->latency_tol, 10.0, f, "", err) != 0 ||
-        figure(r, "accuracy_drift", 0, &t->accuracy_drift, INFINITY, f, "", err) != 0 ||
-        text(r, "error", 0, &t->error, f, "", err) != 0 ||
-        kb_json_object(r, "environment", 0, &t->env, f, "", err) != 0 ||
+    if (text(r, KB_KEY_TEST, 1, &t->name, f, "", err) != 0 ||
+        text(r, KB_KEY_KERNEL, 1, &t->kernel, f, "", err) != 0 ||
+        text(r, KB_KEY_BACKEND, 1, &t->backend, f, "", err) != 0 ||
+        text(r, KB_KEY_PRECISION, 1, &t->precision, f, "", err) != 0 ||
+        text(r, KB_KEY_STATUS, 1, &t->status, f, "", err) != 0 ||
+        text(r, KB_KEY_PROFILE, 1, &t->profile, f, "", err) != 0 ||
+        text(r, KB_KEY_CASE_SET, 0, &t->case_set, f, "", err) != 0 ||
+        text(r, KB_KEY_MODE, 0, &t->mode, f, "", err) != 0 ||
+        text(r, KB_KEY_AB_BASE, 0, &t->ab_base, f, "", err) != 0 ||
+        text(r, KB_KEY_BASELINE_FILE, 0, &t->baseline_file, f, "", err) != 0 ||
+        text(r, KB_KEY_DOCS_DIR, 0, &t->docs_dir, f, "", err) != 0 ||
+        figure(r, KB_KEY_LATENCY_TOLERANCE, 1, &t->latency_tol, 10.0, f, "", err) != 0 ||
+        figure(r, KB_KEY_ACCURACY_DRIFT, 0, &t->accuracy_drift, INFINITY, f, "", err) != 0 ||
+        text(r, KB_KEY_ERROR, 0, &t->error, f, "", err) != 0 ||
+        kb_json_object(r, KB_KEY_ENVIRONMENT, 0, &t->env, f, "", err) != 0 ||
         load_optimisation(t, err) != 0)
         return -1;
     if (!*t->name) return kb_fail(err, "%s: field 'test': empty (the test's name)", f);
@@ -556,7 +561,7 @@ static int load_test_fields(kb_sum_test *t, kb_err *err) {
                        "%s: field 'status': '%s' is not 'passed', 'failed', 'error', 'running', "
                        "'timeout' or 'crashed'",
                        f, t->status);
-    const cJSON *cases = member(r, "cases");
+    const cJSON *cases = member(r, KB_KEY_CASES);
     if (!cJSON_IsArray(cases))
         return kb_fail(err, "%s: field 'cases': %s", f, cases ? "expected an array" : "missing");
     if (load_calibration(t, err) != 0) return -1;

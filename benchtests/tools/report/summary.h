@@ -192,7 +192,7 @@ void kb_sum_roofline_svg_write(struct kb_buf *b, const kb_sum_run *run, const ch
  * letters, digits, '-' and '_' become '_'). */
 void kb_sum_roofline_file(const char *backend, char *out, size_t size);
 
-/* gbench_json.c: the run in Google Benchmark's JSON format (docs/report.md),
+/* gbench_json.c: the run in Google Benchmark's JSON format (docs/gbench.md),
  * with each case's samples (from the run's spool) as repetitions unless
  * aggregates_only. A case whose result has no samples gets its aggregate
  * rows only, and a line on `notes` says so. */

@@ -1,0 +1,91 @@
+# kbench.unit.result_keys: the keys of benchtests/src/base/result_keys.h,
+# through which the driver writes the result JSON and kbench-report reads
+# it, are the property names of its schema (benchtests/schema/
+# result.schema.json), each once, so that neither the code nor the schema
+# names a key the other lacks. The parts of the file other code names are
+# left out: the environment (machine/envinfo.c), the profiler's block
+# (driver/profile.c) and the probe figures (probe_*, machine/model.c).
+#
+#   cmake -DSOURCE=<kbench source> -P result_keys_check.cmake
+cmake_minimum_required(VERSION 3.20)
+set(header "${SOURCE}/benchtests/src/base/result_keys.h")
+set(schema "${SOURCE}/benchtests/schema/result.schema.json")
+
+file(STRINGS "${header}" defines REGEX "^#define KB_KEY_")
+set(keys "")
+set(problems "")
+foreach(line IN LISTS defines)
+  if(NOT line MATCHES "^#define (KB_KEY_[A-Z0-9_]+) +\"([a-z0-9_]+)\"")
+    list(APPEND problems "${header}: '${line}' is not #define KB_KEY_<NAME> \"<key>\"")
+    continue()
+  endif()
+  if(CMAKE_MATCH_2 IN_LIST keys)
+    list(APPEND problems "${header}: \"${CMAKE_MATCH_2}\" is defined twice")
+  endif()
+  list(APPEND keys "${CMAKE_MATCH_2}")
+endforeach()
+if(NOT keys)
+  message(FATAL_ERROR "${header}: no #define KB_KEY_<NAME> \"<key>\" found")
+endif()
+
+# Every member name of a "properties" object in `json`, an object or an
+# array at `path`, into the global property _kb_schema_names.
+function(_kb_collect json type path)
+  if(path MATCHES "^[$]defs[.](environment|profiler)$")
+    return()
+  endif()
+  string(JSON n LENGTH "${json}")
+  if(n EQUAL 0)
+    return()
+  endif()
+  math(EXPR last "${n} - 1")
+  foreach(i RANGE ${last})
+    set(at "${i}")
+    if(type STREQUAL "OBJECT")
+      string(JSON at MEMBER "${json}" ${i})
+    endif()
+    string(JSON sub_type TYPE "${json}" "${at}")
+    if(NOT sub_type MATCHES "^(OBJECT|ARRAY)$")
+      continue()
+    endif()
+    string(JSON sub GET "${json}" "${at}")
+    if(at STREQUAL "properties" AND sub_type STREQUAL "OBJECT")
+      string(JSON m LENGTH "${sub}")
+      foreach(j RANGE 1 ${m})
+        math(EXPR k "${j} - 1")
+        string(JSON name MEMBER "${sub}" ${k})
+        set_property(GLOBAL APPEND PROPERTY _kb_schema_names "${name}")
+      endforeach()
+    endif()
+    if(path STREQUAL "")
+      _kb_collect("${sub}" ${sub_type} "${at}")
+    else()
+      _kb_collect("${sub}" ${sub_type} "${path}.${at}")
+    endif()
+  endforeach()
+endfunction()
+
+file(READ "${schema}" json)
+_kb_collect("${json}" OBJECT "")
+get_property(names GLOBAL PROPERTY _kb_schema_names)
+list(FILTER names EXCLUDE REGEX "^probe_")
+list(REMOVE_DUPLICATES names)
+
+foreach(key IN LISTS keys)
+  if(NOT key IN_LIST names)
+    list(APPEND problems "\"${key}\": in result_keys.h, no property of the schema")
+  endif()
+endforeach()
+foreach(name IN LISTS names)
+  if(NOT name IN_LIST keys)
+    list(APPEND problems "\"${name}\": a property of the schema, not in result_keys.h")
+  endif()
+endforeach()
+
+if(problems)
+  list(JOIN problems "\n  " text)
+  message(FATAL_ERROR "result keys (benchtests/src/base/result_keys.h against "
+    "benchtests/schema/result.schema.json):\n  ${text}")
+endif()
+list(LENGTH keys n_keys)
+message("kbench.unit.result_keys: ${n_keys} keys, every one a property of the schema")
