@@ -207,17 +207,28 @@ static int check_out(const char *results, const char *out, int *made, kb_err *er
     return 0;
 }
 
-#define N_FIXED   5
-#define HEADLINE  4 /* summary.txt */
+/* The files every report writes, one row each: a new output is its
+ * writer's file and a row here. summary.txt (no writer) is the headline the
+ * report also prints. */
+static const struct {
+    const char *name;
+    void (*write)(kb_buf *b, const kb_sum_run *run);
+} fixed_files[] = {
+    {"summary.json", kb_sum_json_write},
+    {"summary.md", kb_sum_md_write},
+    {"regressions.md", kb_sum_regressions_write},
+    {"summary.svg", kb_sum_svg_write},
+    {"summary.txt", NULL},
+};
+#define N_FIXED   ((int)(sizeof fixed_files / sizeof fixed_files[0]))
 #define MAX_FILES (N_FIXED + 16)
-static const char *const file_names[N_FIXED] = {"summary.json", "summary.md", "regressions.md",
-                                                "summary.svg", "summary.txt"};
 
 /* The files' names: the five, then a roofline chart per backend. Returns
  * how many; fails when two backends' names would make one chart's. */
 static int file_list(const kb_sum_run *run, char names[][300], const char **backends, kb_err *err) {
     int n = kb_sum_backends(run, backends, MAX_FILES - N_FIXED);
-    for (int i = 0; i < N_FIXED; ++i) snprintf(names[i], sizeof names[i], "%s", file_names[i]);
+    for (int i = 0; i < N_FIXED; ++i)
+        snprintf(names[i], sizeof names[i], "%s", fixed_files[i].name);
     for (int i = 0; i < n; ++i) {
         kb_sum_roofline_file(backends[i], names[N_FIXED + i], sizeof names[N_FIXED + i]);
         for (int j = 0; j < i; ++j)
@@ -231,14 +242,12 @@ static int file_list(const kb_sum_run *run, char names[][300], const char **back
 /* File i of the list, written into b. */
 static void write_one(kb_buf *b, const kb_sum_run *run, int i, const char *headline,
                       const char **backends) {
-    switch (i) {
-    case 0: kb_sum_json_write(b, run); break;
-    case 1: kb_sum_md_write(b, run); break;
-    case 2: kb_sum_regressions_write(b, run); break;
-    case 3: kb_sum_svg_write(b, run); break;
-    case HEADLINE: kb_buf_puts(b, headline); break;
-    default: kb_sum_roofline_svg_write(b, run, backends[i - N_FIXED]);
-    }
+    if (i >= N_FIXED)
+        kb_sum_roofline_svg_write(b, run, backends[i - N_FIXED]);
+    else if (fixed_files[i].write)
+        fixed_files[i].write(b, run);
+    else
+        kb_buf_puts(b, headline);
 }
 
 /* File i written through a buffer into its temporary. */

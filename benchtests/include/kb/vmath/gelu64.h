@@ -1,49 +1,25 @@
-/* GELU in double from a table: the fp64 path of kernels/gelu on AVX-512.
+/* GELU in double from a table: the fp64 path of kernels/gelu on AVX-512,
+ * 29 vector operations where kb_gelu_f64 (kb/vmath/vmath.h) takes about 44
+ * and a divide.
  *
- * GELU(x) = x Phi(x) = max(x, 0) - u p(u), with u = |x| and p(u) = Phi(-u),
- * the normal tail (for x < 0 the first term is 0 and x Phi(x) = -u p(u); for
- * x >= 0, x (1 - p(u))). The table holds -p, so the result is one
- * multiply-add, u (-p) + max(x, 0). p is a piecewise polynomial: sixteen pieces of
- * degree 10 in v = g(u) - m, where g(u) = u (A - B u) is concave and
- * m = round(g(u)) picks the piece, so pieces are narrow near 0, where p bends
- * most, and wide in the tail, where only p's small absolute size matters.
- * benchtests/tools/fit_gelu_f64.py computes the table (interpolation at
- * Chebyshev points, at 40 digits) and prints what follows the comment
- * "generated" below (before clang-format). m is read from t = u s +
- * KB__EXP_SHIFT (kb/vmath/vmath.h), and v = u s + (KB__EXP_SHIFT - t). Nothing is
- * negated on the way (the table and B are stored negated): a negated NaN
- * changes sign, and where a multiply-add has several NaN operands the
- * compiler's choice of operand order picks which one is returned, so the
- * scalar and vector forms could differ in NaN's sign.
+ * GELU(x) = max(x, 0) - u p(u), with u = |x| and p(u) = Phi(-u), the normal
+ * tail. The table holds -p as sixteen polynomial pieces of degree 10 in
+ * v = g(u) - m, where g(u) = u (A - B u) is concave and m = round(g(u)) picks
+ * the piece: narrow pieces near 0, where p bends most, wide ones in the tail.
+ * benchtests/tools/fit_gelu_f64.py computes the table (printed after
+ * "generated" below). Nothing is negated on the way (the table and B are
+ * stored negated), so NaN keeps the same sign in the scalar and vector forms.
  *
- * Why: kb_gelu_f64 (kb/vmath/vmath.h) takes 0.5 x erfc(-x / sqrt(2)) through an exp,
- * a polynomial of degree 20 and a division, about 44 operations on the
- * multiply-add ports per vector and a divide, and ran GELU fp64 at DRAM size at
- * a quarter of the DRAM bandwidth on a Zen 5. Here a vector takes 29: an abs
- * and a min, four for the piece and v, eleven lookups (vpermt2pd: the
- * sixteen values of a coefficient fill two registers), ten multiply-adds,
- * a max and the last multiply-add.
+ * Accuracy is absolute, as the kernel's tolerance is: within 8.9e-16 of GELU
+ * over [-12, 12] (test_vmath.c). Below -8.67 (KB__GELU64_CUT) u is clamped,
+ * which leaves an absolute error under 2e-17 where GELU vanishes; -inf gives
+ * that too, +inf gives +inf, NaN gives NaN and -0 gives +0.
  *
- * Accuracy: absolute, as the kernel's tolerance is. The fit is within 6e-17
- * of u p(u) with the rounded coefficients; evaluated in double, the result is
- * within 8.9e-16 of GELU over [-12, 12] (test_vmath.c; kb_gelu_f64: 1.3e-15).
- * What is given up is kb_gelu_f64's relative accuracy in the far negative
- * tail: u is clamped at KB__GELU64_CUT (8.67), near which p's relative error
- * reaches 5 % (3.7 % low at the cut), so every x below -8.67 gives
- * -u' p(u') with u' the cut, -1.77e-17, where GELU is -1.84e-17 at the cut and
- * vanishes beyond: an absolute error below 2e-17, with GELU's sign. -inf
- * gives that too, +inf gives +inf, NaN gives NaN (|x|'s: positive, quieted;
- * max(x, 0) is 0 for it, so no other NaN meets it), and -0 gives +0 (as
- * max(x, 0) is +0).
- *
- * kb_gelu_f64_tab is the scalar form, kb_gelu_f64_tab8 the eight-lane form
- * (AVX-512F); both perform the same operations in the same order, so they
- * give the same bits (kbench.unit.vmath8 checks it). kb_gelu_f64_tab_map maps
- * an array, four vectors at a time (their lookups and multiply-adds
- * interleaved, so that the out-of-order window holds several of the chains
- * of ten dependent multiply-adds: in a loop at DRAM size on a Zen 5, two at
- * a time took 8 % longer, and one at a time 12 % with a first table of
- * degree 12). */
+ * kb_gelu_f64_tab (scalar) and kb_gelu_f64_tab8 (eight lanes, AVX-512F)
+ * perform the same operations in the same order and give the same bits
+ * (kbench.unit.vmath8). kb_gelu_f64_tab_map maps an array four vectors at a
+ * time, interleaved so that the out-of-order window holds several of the
+ * chains of ten dependent multiply-adds. */
 #ifndef KB_VMATH_GELU64_H
 #define KB_VMATH_GELU64_H
 
