@@ -24,14 +24,45 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Output channels per tile; padded rows are a multiple of ROWPAD plus 2
- * long, so tiles of up to 16 columns read inside the row. */
-#define CONV2D_BN_RELU_CB     4
-#define CONV2D_BN_RELU_ROWPAD 16
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
+#include <immintrin.h>
+#endif
+
+/* Output channels per tile of the double core (and of the float core
+ * without AVX2/FMA). Padded rows are w + 2 long: the float core computes
+ * their two pad columns too, and the double core's tiles of up to 16
+ * columns may read into the next row, whose values they do not store. */
+#define CONV2D_BN_RELU_CB 4
+
+/* The float core with FMA intrinsics (conv2d_bn_relu_fimage): FCB output
+ * channels x FNV vectors of positions a tile, FCB * FNV accumulators of
+ * the 32 (AVX-512) or 16 (AVX2) registers, FCB broadcasts and FNV loads a
+ * tap for FCB * FNV multiply-adds. */
+#if defined(__AVX512F__)
+#define CONV2D_BN_RELU_FSIMD 1
+#define CONV2D_BN_RELU_FCB   8
+#define CONV2D_BN_RELU_FNV   3
+#define CONV2D_BN_RELU_FVL   16
+#elif defined(__AVX2__) && defined(__FMA__)
+#define CONV2D_BN_RELU_FSIMD 1
+#define CONV2D_BN_RELU_FCB   4
+#define CONV2D_BN_RELU_FNV   3
+#define CONV2D_BN_RELU_FVL   8
+#else
+#define CONV2D_BN_RELU_FSIMD 0
+#define CONV2D_BN_RELU_FCB   CONV2D_BN_RELU_CB
+#define CONV2D_BN_RELU_FNV   1
+#define CONV2D_BN_RELU_FVL   16
+#endif
+#define CONV2D_BN_RELU_FTW (CONV2D_BN_RELU_FNV * CONV2D_BN_RELU_FVL)
+/* Channel group of each type's packed weights. */
+#define CONV2D_BN_RELU_GROUP_f64 CONV2D_BN_RELU_CB
+#define CONV2D_BN_RELU_GROUP_f32 CONV2D_BN_RELU_FCB
+#define CONV2D_BN_RELU_GROUP_MAX 8
 
 typedef struct conv2d_bn_relu_dims {
     size_t n, cin, cout, h, w;
-    size_t pw;    /* padded row: round_up(w, 16) + 2, zeros beyond column w */
+    size_t pw;    /* padded row: w + 2, zeros in columns 0 and w + 1 */
     size_t plane; /* padded plane: (h + 2) * pw and a little more */
 } conv2d_bn_relu_dims;
 
@@ -42,10 +73,11 @@ static conv2d_bn_relu_dims conv2d_bn_relu_dims_of(const kb_case *c) {
     d.cout = (size_t)kb_case_dim(c, "cout");
     d.h = (size_t)kb_case_dim(c, "h");
     d.w = (size_t)kb_case_dim(c, "w");
-    d.pw = (d.w + CONV2D_BN_RELU_ROWPAD - 1) / CONV2D_BN_RELU_ROWPAD * CONV2D_BN_RELU_ROWPAD + 2;
+    d.pw = d.w + 2;
     /* An odd number of 16-element blocks: planes a multiple of 4 KiB apart
      * would put the same rows of every input channel in the same L1 sets. */
-    d.plane = ((d.h + 2) * d.pw + 15) / 16 | 1;
+    /* The float core reads up to FTW + 2 past the last padded row. */
+    d.plane = ((d.h + 2) * d.pw + CONV2D_BN_RELU_FTW + 2 + 15) / 16 | 1;
     d.plane *= 16;
     return d;
 }
@@ -56,27 +88,35 @@ static conv2d_bn_relu_dims conv2d_bn_relu_dims_of(const kb_case *c) {
  * vectors (bias, gamma, beta, mean, var widened, the BN scale, the folded
  * bias); z (unfused: all images; folded fp16/bf16: one image before
  * rounding). */
-/* Byte offsets of the workspace parts xp, w, wp, vec, z; returns the size
- * without z. */
-static size_t conv2d_bn_relu_ws_offsets(const conv2d_bn_relu_dims *d, size_t elem, size_t off[5]) {
-    const size_t groups = (d->cout + CONV2D_BN_RELU_CB - 1) / CONV2D_BN_RELU_CB;
-    const size_t part[4] = {d->cin * d->plane, d->cout * d->cin * 9,
-                            groups * CONV2D_BN_RELU_CB * d->cin * 9, 8 * d->cout};
+/* Positions of one output plane in the float core: h rows of pw (the
+ * columns past w computed and dropped), rounded up to whole tiles. */
+static size_t conv2d_bn_relu_qlen(const conv2d_bn_relu_dims *d) {
+    return (d->h * d->pw + CONV2D_BN_RELU_FTW - 1) / CONV2D_BN_RELU_FTW * CONV2D_BN_RELU_FTW;
+}
+
+/* Byte offsets of the workspace parts xp, w, wp, vec, zq (the float core's
+ * FCB output planes of qlen), z; returns the size without z. */
+static size_t conv2d_bn_relu_ws_offsets(const conv2d_bn_relu_dims *d, size_t elem, size_t off[6]) {
+    const size_t groups = (d->cout + CONV2D_BN_RELU_GROUP_MAX - 1) / CONV2D_BN_RELU_GROUP_MAX;
+    const size_t part[5] = {d->cin * d->plane, d->cout * d->cin * 9,
+                            groups * CONV2D_BN_RELU_GROUP_MAX * d->cin * 9, 8 * d->cout,
+                            CONV2D_BN_RELU_FCB * conv2d_bn_relu_qlen(d)};
     off[0] = 0;
-    for (int i = 0; i < 4; i++) off[i + 1] = off[i] + kb_workspace_align(part[i] * elem);
-    return off[4];
+    for (int i = 0; i < 5; i++) off[i + 1] = off[i] + kb_workspace_align(part[i] * elem);
+    return off[5];
 }
 
 typedef struct conv2d_bn_relu_ws {
-    void *xp, *w, *wp, *vec, *z;
+    void *xp, *w, *wp, *vec, *zq, *z;
 } conv2d_bn_relu_ws;
 
 static conv2d_bn_relu_ws conv2d_bn_relu_ws_of(const conv2d_bn_relu_dims *d, void *base,
                                               size_t elem) {
-    size_t off[5];
+    size_t off[6];
     conv2d_bn_relu_ws_offsets(d, elem, off);
     char *p = base;
-    return (conv2d_bn_relu_ws){p + off[0], p + off[1], p + off[2], p + off[3], p + off[4]};
+    return (conv2d_bn_relu_ws){p + off[0], p + off[1], p + off[2],
+                               p + off[3], p + off[4], p + off[5]};
 }
 
 static void conv2d_bn_relu_layout(const kb_case *c, kb_layout *l) {
@@ -93,10 +133,20 @@ static void conv2d_bn_relu_layout(const kb_case *c, kb_layout *l) {
     kb_layout_input(l, "mean", d.cout, KB_DIST_UNIFORM, -0.5, 0.5);
     kb_layout_input(l, "var", d.cout, KB_DIST_UNIFORM, 0.5, 1.5);
     kb_layout_output(l, "y", d.n * d.cout * hw);
-    size_t off[5];
+    size_t off[6];
     kb_layout_workspace(l, conv2d_bn_relu_ws_offsets(&d, sizeof(double), off) +
                                kb_workspace_align(d.n * d.cout * hw * sizeof(double)));
 }
+
+/* One padded image into out (cout planes of h x w), ReLU when relu is set:
+ * the float core with FMA where the target has it, else the direct core
+ * (conv2d_bn_relu_dimage_*). zq: the float core's scratch planes. */
+static void conv2d_bn_relu_image_f64(const double *restrict xp, const double *restrict wp,
+                                     const double *restrict b, double *restrict out,
+                                     const conv2d_bn_relu_dims *d, int relu, void *zq);
+static void conv2d_bn_relu_image_f32(const float *restrict xp, const float *restrict wp,
+                                     const float *restrict b, float *restrict out,
+                                     const conv2d_bn_relu_dims *d, int relu, void *zq);
 
 /* The per-type pieces: T is double (fp64) or float (fp32, and fp16/bf16
  * after widening). A tile keeps CB x 2 vectors of 32 bytes (GNU vector
@@ -113,7 +163,7 @@ static void conv2d_bn_relu_layout(const kb_case *c, kb_layout *l) {
         for (size_t ci = 0; ci < d->cin; ci++) {                                                   \
             T *p = xp + ci * d->plane;                                                             \
             memset(p, 0, d->pw * sizeof(T));                                                       \
-            memset(p + (d->h + 1) * d->pw, 0, d->pw * sizeof(T));                                  \
+            memset(p + (d->h + 1) * d->pw, 0, (d->plane - (d->h + 1) * d->pw) * sizeof(T));        \
             for (size_t r = 1; r <= d->h; r++) {                                                   \
                 p[r * d->pw] = 0;                                                                  \
                 memset(p + r * d->pw + 1 + d->w, 0, (d->pw - 1 - d->w) * sizeof(T));               \
@@ -136,12 +186,13 @@ static void conv2d_bn_relu_layout(const kb_case *c, kb_layout *l) {
     static void conv2d_bn_relu_pack_##SUF(const T *restrict w, const T *restrict s,                \
                                           T *restrict wp, const conv2d_bn_relu_dims *d) {          \
         const size_t k = d->cin * 9;                                                               \
-        for (size_t co0 = 0; co0 < d->cout; co0 += CONV2D_BN_RELU_CB)                              \
+        for (size_t co0 = 0; co0 < d->cout; co0 += CONV2D_BN_RELU_GROUP_##SUF)                     \
             for (size_t i = 0; i < k; i++)                                                         \
-                for (size_t j = 0; j < CONV2D_BN_RELU_CB; j++) {                                   \
+                for (size_t j = 0; j < CONV2D_BN_RELU_GROUP_##SUF; j++) {                          \
                     const size_t co = co0 + j;                                                     \
                     const T v = co < d->cout ? w[co * k + i] : 0;                                  \
-                    wp[co0 * k + i * CONV2D_BN_RELU_CB + j] = s && co < d->cout ? v * s[co] : v;   \
+                    wp[co0 * k + i * CONV2D_BN_RELU_GROUP_##SUF + j] =                             \
+                        s && co < d->cout ? v * s[co] : v;                                         \
                 }                                                                                  \
     }                                                                                              \
                                                                                                    \
@@ -184,9 +235,9 @@ static void conv2d_bn_relu_layout(const kb_case *c, kb_layout *l) {
     }                                                                                              \
                                                                                                    \
     /* One padded image into out (cout planes of h x w). */                                        \
-    static void conv2d_bn_relu_image_##SUF(const T *restrict xp, const T *restrict wp,             \
-                                           const T *restrict b, T *restrict out,                   \
-                                           const conv2d_bn_relu_dims *d, int relu) {               \
+    __attribute__((unused)) static void conv2d_bn_relu_dimage_##SUF(                               \
+        const T *restrict xp, const T *restrict wp, const T *restrict b, T *restrict out,          \
+        const conv2d_bn_relu_dims *d, int relu) {                                                  \
         const size_t tw = 2 * sizeof(conv2d_bn_relu_v##SUF) / sizeof(T);                           \
         for (size_t co = 0; co < d->cout; co += CONV2D_BN_RELU_CB) {                               \
             const size_t cb = d->cout - co < CONV2D_BN_RELU_CB ? d->cout - co : CONV2D_BN_RELU_CB; \
@@ -238,7 +289,7 @@ static void conv2d_bn_relu_layout(const kb_case *c, kb_layout *l) {
         conv2d_bn_relu_pack_##SUF(w, NULL, ws->wp, d);                                             \
         for (size_t img = 0; img < d->n; img++) {                                                  \
             pad(a, d, ws->xp, img);                                                                \
-            conv2d_bn_relu_image_##SUF(ws->xp, ws->wp, p[0], z + img * zs, d, 0);                  \
+            conv2d_bn_relu_image_##SUF(ws->xp, ws->wp, p[0], z + img * zs, d, 0, ws->zq);          \
         }                                                                                          \
         conv2d_bn_relu_scale_##SUF(p, s, s + d->cout, d);                                          \
         conv2d_bn_relu_bn_##SUF(z, s, p[3], p[2], d);                                              \
@@ -246,6 +297,89 @@ static void conv2d_bn_relu_layout(const kb_case *c, kb_layout *l) {
 
 CONV2D_BN_RELU_CORE(double, f64, sqrt)
 CONV2D_BN_RELU_CORE(float, f32, sqrtf)
+
+static void conv2d_bn_relu_image_f64(const double *restrict xp, const double *restrict wp,
+                                     const double *restrict b, double *restrict out,
+                                     const conv2d_bn_relu_dims *d, int relu, void *zq) {
+    (void)zq;
+    conv2d_bn_relu_dimage_f64(xp, wp, b, out, d, relu);
+}
+
+#if CONV2D_BN_RELU_FSIMD
+#if defined(__AVX512F__)
+typedef __m512 conv2d_bn_relu_fv;
+#define CONV2D_BN_RELU_MM(op) _mm512_##op
+#else
+typedef __m256 conv2d_bn_relu_fv;
+#define CONV2D_BN_RELU_MM(op) _mm256_##op
+#endif
+
+/* FCB output channels (b and wp at the group's first) x FTW positions from
+ * q0 of the plane seen as h rows of pw: position q = oy pw + ox reads tap
+ * (ky, kx) at xp[q + ky pw + kx], so a tile is FNV plain loads a tap with
+ * no row edges; the columns past w are garbage that the caller drops. One
+ * fused multiply-add a term, in the reference's order (bias, then ci and
+ * the taps). */
+static inline void conv2d_bn_relu_ftile(const float *restrict xp, const float *restrict wp,
+                                        const float *restrict b, float *restrict zq, size_t qlen,
+                                        const conv2d_bn_relu_dims *d, size_t q0, int relu) {
+    conv2d_bn_relu_fv acc[CONV2D_BN_RELU_FCB][CONV2D_BN_RELU_FNV];
+    _Pragma("GCC unroll 8") for (int k = 0; k < CONV2D_BN_RELU_FCB; k++) {
+        _Pragma("GCC unroll 4") for (int v = 0; v < CONV2D_BN_RELU_FNV; v++) acc[k][v] =
+            CONV2D_BN_RELU_MM(set1_ps)(b[k]);
+    }
+    const size_t pw = d->pw;
+    for (size_t ci = 0; ci < d->cin; ci++) {
+        const float *src = xp + ci * d->plane + q0;
+        const float *wc = wp + ci * 9 * CONV2D_BN_RELU_FCB;
+        _Pragma("GCC unroll 9") for (int t = 0; t < 9; t++) {
+            const float *s = src + (size_t)(t / 3) * pw + (size_t)(t % 3);
+            conv2d_bn_relu_fv x[CONV2D_BN_RELU_FNV];
+            _Pragma("GCC unroll 4") for (int v = 0; v < CONV2D_BN_RELU_FNV; v++) x[v] =
+                CONV2D_BN_RELU_MM(loadu_ps)(s + v * CONV2D_BN_RELU_FVL);
+            _Pragma("GCC unroll 8") for (int k = 0; k < CONV2D_BN_RELU_FCB; k++) {
+                const conv2d_bn_relu_fv wv =
+                    CONV2D_BN_RELU_MM(set1_ps)(wc[t * CONV2D_BN_RELU_FCB + k]);
+                _Pragma("GCC unroll 4") for (int v = 0; v < CONV2D_BN_RELU_FNV; v++) acc[k][v] =
+                    CONV2D_BN_RELU_MM(fmadd_ps)(wv, x[v], acc[k][v]);
+            }
+        }
+    }
+    const conv2d_bn_relu_fv zero = CONV2D_BN_RELU_MM(setzero_ps)();
+    _Pragma("GCC unroll 8") for (int k = 0; k < CONV2D_BN_RELU_FCB; k++) {
+        _Pragma("GCC unroll 4") for (int v = 0; v < CONV2D_BN_RELU_FNV; v++) {
+            const conv2d_bn_relu_fv r =
+                relu ? CONV2D_BN_RELU_MM(max_ps)(acc[k][v], zero) : acc[k][v];
+            CONV2D_BN_RELU_MM(storeu_ps)(zq + k * qlen + q0 + v * CONV2D_BN_RELU_FVL, r);
+        }
+    }
+}
+
+static void conv2d_bn_relu_image_f32(const float *restrict xp, const float *restrict wp,
+                                     const float *restrict b, float *restrict out,
+                                     const conv2d_bn_relu_dims *d, int relu, void *zqv) {
+    float *zq = zqv;
+    const size_t qlen = conv2d_bn_relu_qlen(d), hw = d->h * d->w;
+    for (size_t co = 0; co < d->cout; co += CONV2D_BN_RELU_FCB) {
+        const size_t cb = d->cout - co < CONV2D_BN_RELU_FCB ? d->cout - co : CONV2D_BN_RELU_FCB;
+        float bias[CONV2D_BN_RELU_FCB] = {0};
+        memcpy(bias, b + co, cb * sizeof(float));
+        for (size_t q0 = 0; q0 < qlen; q0 += CONV2D_BN_RELU_FTW)
+            conv2d_bn_relu_ftile(xp, wp + co * d->cin * 9, bias, zq, qlen, d, q0, relu);
+        for (size_t k = 0; k < cb; k++)
+            for (size_t oy = 0; oy < d->h; oy++)
+                memcpy(out + (co + k) * hw + oy * d->w, zq + k * qlen + oy * d->pw,
+                       d->w * sizeof(float));
+    }
+}
+#else
+static void conv2d_bn_relu_image_f32(const float *restrict xp, const float *restrict wp,
+                                     const float *restrict b, float *restrict out,
+                                     const conv2d_bn_relu_dims *d, int relu, void *zq) {
+    (void)zq;
+    conv2d_bn_relu_dimage_f32(xp, wp, b, out, d, relu);
+}
+#endif
 
 /* ---- fp64 and fp32: inputs used in place, z and y in the run's type ---- */
 
@@ -274,7 +408,7 @@ CONV2D_BN_RELU_CORE(float, f32, sqrtf)
         conv2d_bn_relu_pack_##SUF(a->in[1], s, ws.wp, d);                                          \
         for (size_t img = 0; img < d->n; img++) {                                                  \
             conv2d_bn_relu_pad_image_##SUF(a, d, ws.xp, img);                                      \
-            conv2d_bn_relu_image_##SUF(ws.xp, ws.wp, bf, (T *)a->out[0] + img * ys, d, 1);         \
+            conv2d_bn_relu_image_##SUF(ws.xp, ws.wp, bf, (T *)a->out[0] + img * ys, d, 1, ws.zq);  \
         }                                                                                          \
         return 0;                                                                                  \
     }
@@ -334,7 +468,7 @@ static int conv2d_bn_relu_folded_half(const kb_args *a, const void *params) {
     const size_t ys = d->cout * d->h * d->w;
     for (size_t img = 0; img < d->n; img++) {
         conv2d_bn_relu_pad_half(a, d, ws.xp, img);
-        conv2d_bn_relu_image_f32(ws.xp, ws.wp, bf, ws.z, d, 1);
+        conv2d_bn_relu_image_f32(ws.xp, ws.wp, bf, ws.z, d, 1, ws.zq);
         kb_cpu_from_f32(a->out[0], a->prec, img * ys, ws.z, ys);
     }
     return 0;
