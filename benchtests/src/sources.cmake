@@ -10,7 +10,8 @@ set(KB_SRC_machine machine/devmon.c machine/devmon_nvml.c machine/devmon_rsmi.c
   machine/devmon_vendor.c machine/disturb.c machine/envinfo.c machine/fmapeak.c machine/hwinfo.c
   machine/model.c machine/probe_core.c machine/timing_mode.c)
 set(KB_SRC_guard guard/progress.c guard/stage.c guard/watchdog.c)
-set(KB_SRC_backend backend/backend_cpu.c backend/holdplan.c backend/registry.c)
+set(KB_SRC_backend backend/backend_cpu.c backend/cpu_patterns.c backend/holdplan.c
+  backend/registry.c)
 # The GPU backend: not in kb_harness, but built once per GPU runtime into
 # kb_backend_<runtime> (benchtests/CMakeLists.txt).
 set(KB_SRC_backend_gpu backend/backend_gpu.c backend/backend_gpu_info.c

@@ -142,6 +142,73 @@ static void test_old_file_has_no_roofline(void) {
     ASSERT_STR_CONTAINS(cal.roof_note, path);
 }
 
+/* ---- memory's ceiling per access pattern: "patterns" ---- */
+
+#define PATTERNS                                                                                   \
+    "\"patterns\": {\"read\": {\"gbps\": 40, \"cached_gbps\": 40, \"how\": \"h\"}, "               \
+    "\"triad\": {\"gbps\": 30, \"cached_gbps\": 20, \"nt_gbps\": 30, \"how\": \"h\"}, "            \
+    "\"copy\": {\"gbps\": 28, \"cached_gbps\": 18, \"nt_gbps\": 27, \"how\": \"c\"}}"
+
+static void test_patterns_read(void) {
+    kb_calibration cal;
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(read_text(BASE "\"levels\": [" L1 ", " DRAM "], " PATTERNS "}", &cal, &err), 0);
+    ASSERT_INT_EQ(cal.roofs.n_patterns, KB_PATTERN_COUNT);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_READ].gbps, 40.0, 0);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_READ].nt_gbps, 0.0, 0);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_TRIAD].nt_gbps, 30.0, 0);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_COPY].gbps, 28.0, 0);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_COPY].cached_gbps, 18.0, 0);
+    ASSERT_STR_CONTAINS(cal.roofs.patterns[KB_PATTERN_COPY].how, "c");
+    ASSERT(!*cal.pattern_note);
+}
+
+/* A file with roofs but without "patterns" (written before them, or by a
+ * backend without the passes) reads: memory keeps its one ceiling, and
+ * the note says why. */
+static void test_old_file_has_one_memory_ceiling(void) {
+    kb_calibration cal;
+    kb_err err = {{0}};
+    ASSERT_INT_EQ(read_text(BASE "\"levels\": [" L1 ", " DRAM "]}", &cal, &err), 0);
+    ASSERT(cal.present);
+    ASSERT_INT_EQ(cal.roofs.n_levels, 2);
+    ASSERT_INT_EQ(cal.roofs.n_patterns, 0);
+    ASSERT_STR_CONTAINS(cal.pattern_note, "no 'patterns'");
+    ASSERT_STR_CONTAINS(cal.pattern_note, path);
+}
+
+static void test_bad_patterns(void) {
+    expect_bad_roofs("\"patterns\": [1]", "field 'patterns': expected an object");
+    expect_bad_roofs("\"patterns\": {\"write\": {}}", "patterns");
+    expect_bad_roofs("\"patterns\": {\"read\": {\"gbps\": 40, \"how\": \"h\"}}", "patterns.triad");
+    const char *bad[][2] = {
+        {"1e999", "patterns.copy.gbps"},  {"0", "patterns.copy.gbps"},
+        {"-2", "patterns.copy.gbps"},     {"null", "patterns.copy.gbps"},
+        {"\"28\"", "patterns.copy.gbps"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+        char roofs[1024];
+        snprintf(
+            roofs, sizeof roofs,
+            "\"patterns\": {\"read\": {\"gbps\": 40, \"how\": \"h\"}, \"triad\": {\"gbps\": 30, "
+            "\"how\": \"h\"}, \"copy\": {\"gbps\": %s, \"how\": \"h\"}}",
+            bad[i][0]);
+        expect_bad_roofs(roofs, bad[i][1]);
+    }
+    expect_bad_roofs(
+        "\"patterns\": {\"read\": {\"gbps\": 40, \"how\": \"h\"}, \"triad\": {\"gbps\": 30, "
+        "\"nt_gbps\": 1e999, \"how\": \"h\"}, \"copy\": {\"gbps\": 2, \"how\": \"h\"}}",
+        "patterns.triad.nt_gbps");
+    expect_bad_roofs(
+        "\"patterns\": {\"read\": {\"gbps\": 40, \"how\": \"h\"}, \"triad\": {\"gbps\": 30, "
+        "\"cached_gbps\": -1, \"how\": \"h\"}, \"copy\": {\"gbps\": 2, \"how\": \"h\"}}",
+        "patterns.triad.cached_gbps");
+    expect_bad_roofs(
+        "\"patterns\": {\"read\": {\"gbps\": 40}, \"triad\": {\"gbps\": 30, \"how\": \"h\"}, "
+        "\"copy\": {\"gbps\": 2, \"how\": \"h\"}}",
+        "patterns.read.how");
+}
+
 static void test_bad_levels(void) {
     expect_bad_roofs("\"levels\": 3", "field 'levels': expected an array");
     expect_bad_roofs("\"levels\": []", "field 'levels': expected 1 to 6 levels, got 0");
@@ -236,6 +303,10 @@ static void test_roofs_round_trip(void) {
     roofs.fma[KB_FP64] = (kb_compute_roof){40.0, "avx2 fp64"};
     roofs.matrix[KB_BF16] = (kb_compute_roof){700.0, "tensor cores"};
     roofs.sweep[0] = (kb_sweep_point){8192.0, 140.0};
+    roofs.n_patterns = KB_PATTERN_COUNT;
+    roofs.patterns[KB_PATTERN_READ] = (kb_pattern_roof){35.0, 35.0, 0.0, "reduction"};
+    roofs.patterns[KB_PATTERN_TRIAD] = (kb_pattern_roof){31.0, 22.0, 31.0, "triad"};
+    roofs.patterns[KB_PATTERN_COPY] = (kb_pattern_roof){29.0, 19.0, 28.0, "copy and cases"};
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "backend", "cpu");
     cJSON_AddStringToObject(o, "hardware_id", "hw");
@@ -257,6 +328,12 @@ static void test_roofs_round_trip(void) {
     ASSERT_NEAR(cal.roofs.matrix[KB_BF16].gflops, 700.0, 0);
     ASSERT_INT_EQ(cal.roofs.n_sweep, 1);
     ASSERT_NEAR(cal.roofs.sweep[0].gbps, 140.0, 0);
+    ASSERT_INT_EQ(cal.roofs.n_patterns, KB_PATTERN_COUNT);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_READ].gbps, 35.0, 0);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_READ].nt_gbps, 0.0, 0);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_TRIAD].nt_gbps, 31.0, 0);
+    ASSERT_NEAR(cal.roofs.patterns[KB_PATTERN_COPY].cached_gbps, 19.0, 0);
+    ASSERT_STR_CONTAINS(cal.roofs.patterns[KB_PATTERN_COPY].how, "copy and cases");
     ASSERT(cal.age_s < 0.0); /* "now" is no time: its age is unknown, and not an error */
 }
 
@@ -621,6 +698,9 @@ int main(void) {
     RUN_TEST(test_malformed);
     RUN_TEST(test_roofs_read);
     RUN_TEST(test_old_file_has_no_roofline);
+    RUN_TEST(test_patterns_read);
+    RUN_TEST(test_old_file_has_one_memory_ceiling);
+    RUN_TEST(test_bad_patterns);
     RUN_TEST(test_bad_levels);
     RUN_TEST(test_bad_compute);
     RUN_TEST(test_bad_sweep);

@@ -24,19 +24,19 @@ static kb_roofs roofs(void) {
 static void test_level_is_the_smallest_that_holds_the_footprint(void) {
     kb_roofs r = roofs();
     kb_roofline rl;
-    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 16384.0, 0, 1.0, &rl), 1);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 16384.0, 0.0, 0, 1.0, &rl), 1);
     ASSERT(strcmp(rl.level, "L1") == 0);
     /* exactly at a capacity: fits */
-    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 32768.0, 0, 1.0, &rl);
+    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 32768.0, 0.0, 0, 1.0, &rl);
     ASSERT(strcmp(rl.level, "L1") == 0);
-    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 32769.0, 0, 1.0, &rl);
+    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 32769.0, 0.0, 0, 1.0, &rl);
     ASSERT(strcmp(rl.level, "L2") == 0);
     ASSERT_NEAR(rl.roof_gbps, 100.0, 0);
-    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 1048577.0, 0, 1.0, &rl);
+    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 1048577.0, 0.0, 0, 1.0, &rl);
     ASSERT(strcmp(rl.level, "DRAM") == 0);
     ASSERT(strcmp(rl.bound, "DRAM") == 0);
     /* cold caches: memory, whatever the footprint */
-    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 1024.0, 1, 1.0, &rl);
+    kb_roofline_of(&r, KB_FP32, 0.0, 1e4, 1024.0, 0.0, 1, 1.0, &rl);
     ASSERT(strcmp(rl.level, "DRAM") == 0);
 }
 
@@ -45,7 +45,7 @@ static void test_level_is_the_smallest_that_holds_the_footprint(void) {
 static void test_zero_flops_uses_time(void) {
     kb_roofs r = roofs();
     kb_roofline rl;
-    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP16, 0.0, 2e6, 65536.0, 0, 0.040, &rl), 1);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP16, 0.0, 2e6, 65536.0, 0.0, 0, 0.040, &rl), 1);
     ASSERT_NEAR(rl.pct, 50.0, 1e-9);
     ASSERT_NEAR(rl.intensity, 0.0, 0);
     ASSERT_NEAR(rl.attainable_gflops, 0.0, 0);
@@ -58,7 +58,7 @@ static void test_zero_flops_uses_time(void) {
 static void test_compute_bound(void) {
     kb_roofs r = roofs();
     kb_roofline rl;
-    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 1e9, 1e8, 1e9, 0, 20.0, &rl), 1);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 1e9, 1e8, 1e9, 0.0, 0, 20.0, &rl), 1);
     ASSERT(strcmp(rl.bound, "compute") == 0);
     ASSERT(strcmp(rl.level, "DRAM") == 0);
     ASSERT_NEAR(rl.intensity, 10.0, 1e-12);
@@ -66,7 +66,7 @@ static void test_compute_bound(void) {
     ASSERT_NEAR(rl.pct, 50.0, 1e-9);
     ASSERT(strcmp(rl.compute_unit, "fma") == 0);
     /* the same in fp64 (roof 50): 20 ms of 20 ms */
-    kb_roofline_of(&r, KB_FP64, 1e9, 1e8, 1e9, 0, 20.0, &rl);
+    kb_roofline_of(&r, KB_FP64, 1e9, 1e8, 1e9, 0.0, 0, 20.0, &rl);
     ASSERT_NEAR(rl.pct, 100.0, 1e-9);
 }
 
@@ -76,7 +76,7 @@ static void test_compute_bound(void) {
 static void test_memory_bound(void) {
     kb_roofs r = roofs();
     kb_roofline rl;
-    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 1e8, 1e8, 1e9, 0, 10.0, &rl), 1);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 1e8, 1e8, 1e9, 0.0, 0, 10.0, &rl), 1);
     ASSERT(strcmp(rl.bound, "DRAM") == 0);
     ASSERT_NEAR(rl.attainable_gflops, 20.0, 1e-9);
     ASSERT_NEAR(rl.pct, 50.0, 1e-9);
@@ -87,11 +87,11 @@ static void test_matrix_roof_when_larger(void) {
     kb_roofs r = roofs();
     r.matrix[KB_FP32].gflops = 400.0;
     kb_roofline rl;
-    kb_roofline_of(&r, KB_FP32, 1e9, 1e6, 1e9, 0, 20.0, &rl);
+    kb_roofline_of(&r, KB_FP32, 1e9, 1e6, 1e9, 0.0, 0, 20.0, &rl);
     ASSERT_NEAR(rl.compute_gflops, 400.0, 0);
     ASSERT(strcmp(rl.compute_unit, "matrix") == 0);
     r.matrix[KB_FP32].gflops = 10.0;
-    kb_roofline_of(&r, KB_FP32, 1e9, 1e6, 1e9, 0, 20.0, &rl);
+    kb_roofline_of(&r, KB_FP32, 1e9, 1e6, 1e9, 0.0, 0, 20.0, &rl);
     ASSERT_NEAR(rl.compute_gflops, 100.0, 0);
     ASSERT(strcmp(rl.compute_unit, "fma") == 0);
 }
@@ -100,16 +100,16 @@ static void test_no_roofline(void) {
     kb_roofs r = roofs();
     kb_roofline rl;
     /* a precision without a compute figure, for a case with flops */
-    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP16, 1e6, 1e6, 1e3, 0, 1.0, &rl), 0);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP16, 1e6, 1e6, 1e3, 0.0, 0, 1.0, &rl), 0);
     ASSERT_STR_CONTAINS(rl.why, "no compute roof");
     /* no levels */
     kb_roofs empty = {0};
-    ASSERT_INT_EQ(kb_roofline_of(&empty, KB_FP32, 0.0, 1e6, 1e3, 0, 1.0, &rl), 0);
+    ASSERT_INT_EQ(kb_roofline_of(&empty, KB_FP32, 0.0, 1e6, 1e3, 0.0, 0, 1.0, &rl), 0);
     ASSERT_STR_CONTAINS(rl.why, "no bandwidth roofs");
-    ASSERT_INT_EQ(kb_roofline_of(NULL, KB_FP32, 0.0, 1e6, 1e3, 0, 1.0, &rl), 0);
+    ASSERT_INT_EQ(kb_roofline_of(NULL, KB_FP32, 0.0, 1e6, 1e3, 0.0, 0, 1.0, &rl), 0);
     /* nothing to place */
-    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 0.0, 1e3, 0, 1.0, &rl), 0);
-    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 1e6, 1e3, 0, 0.0, &rl), 0);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 0.0, 1e3, 0.0, 0, 1.0, &rl), 0);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, 0.0, 1e6, 1e3, 0.0, 0, 0.0, &rl), 0);
 }
 
 /* An elementwise exp over n = 16384 floats: 128 KiB in and out, in L2.
@@ -144,8 +144,8 @@ static void test_transcendentals_move_the_bound(void) {
     const double median_ms = 0.00524288;
     kb_counts one = exp_counts("roofline_exp_one", "\"flops\": \"n\"");
     ASSERT_NEAR(one.flops, 16384.0, 0);
-    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, one.flops, one.bytes, one.bytes, 0, median_ms, &rl),
-                  1);
+    ASSERT_INT_EQ(
+        kb_roofline_of(&r, KB_FP32, one.flops, one.bytes, one.bytes, 0.0, 0, median_ms, &rl), 1);
     ASSERT(strcmp(rl.bound, "L2") == 0);
     ASSERT_NEAR(rl.intensity, 0.125, 1e-12);
     ASSERT_NEAR(rl.attainable_gflops, 12.5, 1e-9);
@@ -160,9 +160,9 @@ static void test_transcendentals_move_the_bound(void) {
     ASSERT_NEAR(costed.flops_each, 20.0, 0);
     ASSERT_NEAR(costed.flops, 327680.0, 0);
     ASSERT_NEAR(costed.bytes, one.bytes, 0);
-    ASSERT_INT_EQ(
-        kb_roofline_of(&r, KB_FP32, costed.flops, costed.bytes, costed.bytes, 0, median_ms, &rl),
-        1);
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP32, costed.flops, costed.bytes, costed.bytes, 0.0, 0,
+                                 median_ms, &rl),
+                  1);
     ASSERT(strcmp(rl.bound, "compute") == 0);
     ASSERT(strcmp(rl.level, "L2") == 0);
     ASSERT_NEAR(rl.intensity, 2.5, 1e-12);
@@ -183,7 +183,87 @@ static void test_transcendentals_move_the_bound(void) {
     ASSERT_INT_EQ(figs[0], KB_PROBE_MADD);
 }
 
+/* The roofs above with memory's ceiling per pattern: read 40, triad 30,
+ * copy 24 GB/s (the DRAM level's 20 is then not used from memory). */
+static kb_roofs pattern_roofs(void) {
+    kb_roofs r = roofs();
+    r.n_patterns = KB_PATTERN_COUNT;
+    r.patterns[KB_PATTERN_READ].gbps = 40.0;
+    r.patterns[KB_PATTERN_TRIAD].gbps = 30.0;
+    r.patterns[KB_PATTERN_COPY].gbps = 24.0;
+    return r;
+}
+
+/* At a pattern's own write fraction its ceiling; between two, seconds per
+ * byte linear in the fraction; above the copy's 1/2, the copy's. */
+static void test_memory_roof_by_write_fraction(void) {
+    kb_roofs r = pattern_roofs();
+    const char *name = NULL;
+    ASSERT_NEAR(kb_memory_roof(&r, 0.0, &name), 40.0, 0);
+    ASSERT(strcmp(name, "read") == 0);
+    ASSERT_NEAR(kb_memory_roof(&r, 1.0 / 3.0, &name), 30.0, 0);
+    ASSERT(strcmp(name, "triad") == 0);
+    ASSERT_NEAR(kb_memory_roof(&r, 0.5, &name), 24.0, 0);
+    ASSERT(strcmp(name, "copy") == 0);
+    ASSERT_NEAR(kb_memory_roof(&r, 0.9, &name), 24.0, 0);
+    ASSERT(strcmp(name, "copy") == 0);
+    ASSERT_NEAR(kb_memory_roof(&r, 1.0, &name), 24.0, 0);
+    /* half-way from read to triad: 1 / (0.5 / 40 + 0.5 / 30) */
+    ASSERT_NEAR(kb_memory_roof(&r, 1.0 / 6.0, &name), 1.0 / (0.5 / 40.0 + 0.5 / 30.0), 1e-9);
+    ASSERT(strcmp(name, "read+triad") == 0);
+    /* a quarter of the way from triad to copy */
+    ASSERT_NEAR(kb_memory_roof(&r, 1.0 / 3.0 + 0.25 / 6.0, &name),
+                1.0 / (0.75 / 30.0 + 0.25 / 24.0), 1e-9);
+    ASSERT(strcmp(name, "triad+copy") == 0);
+    /* monotone between the points: never outside the two ceilings */
+    for (double f = 0.0; f <= 0.5; f += 0.01) {
+        double g = kb_memory_roof(&r, f, &name);
+        ASSERT(g <= 40.0 && g >= 24.0);
+    }
+}
+
+/* From memory a case takes the ceiling of its read/write mix, from its
+ * layout's outputs over its footprint; in a cache, the level's figure;
+ * without pattern ceilings (an older calibration, a backend without the
+ * passes), memory's level figure. */
+static void test_roofline_uses_the_pattern_from_memory(void) {
+    kb_roofs r = pattern_roofs();
+    kb_roofline rl;
+    /* a triad over three arrays of 64 MiB, a third of them written: 192
+     * MiB at 30 GB/s; a median of twice that minimal time is 50 % */
+    const double mib = 1048576.0, fp = 192.0 * mib, bytes = 192.0 * mib;
+    const double t_ms = bytes / 30e9 * 1e3;
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP64, 0.0, bytes, fp, fp / 3.0, 0, 2.0 * t_ms, &rl), 1);
+    ASSERT(strcmp(rl.level, "DRAM") == 0);
+    ASSERT(strcmp(rl.pattern, "triad") == 0);
+    ASSERT_NEAR(rl.write_fraction, 1.0 / 3.0, 1e-12);
+    ASSERT_NEAR(rl.roof_gbps, 30.0, 0);
+    ASSERT_NEAR(rl.pct, 50.0, 1e-9);
+    /* a copy: the copy's ceiling, and the attainable rate of a case with
+     * flops follows it */
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP64, 1e6, bytes, fp, fp / 2.0, 0, t_ms, &rl), 1);
+    ASSERT(strcmp(rl.pattern, "copy") == 0);
+    ASSERT_NEAR(rl.roof_gbps, 24.0, 0);
+    ASSERT_NEAR(rl.attainable_gflops, 1e6 / bytes * 24.0, 1e-12);
+    /* in L2: the level's figure, no pattern */
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP64, 0.0, 1e5, 65536.0, 32768.0, 0, 1.0, &rl), 1);
+    ASSERT(strcmp(rl.level, "L2") == 0);
+    ASSERT(rl.pattern == NULL);
+    ASSERT_NEAR(rl.roof_gbps, 100.0, 0);
+    /* cold caches: from memory, with the pattern */
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP64, 0.0, 1e5, 65536.0, 0.0, 1, 1.0, &rl), 1);
+    ASSERT(strcmp(rl.pattern, "read") == 0);
+    ASSERT_NEAR(rl.roof_gbps, 40.0, 0);
+    /* no pattern ceilings: memory's level figure */
+    r.n_patterns = 0;
+    ASSERT_INT_EQ(kb_roofline_of(&r, KB_FP64, 0.0, bytes, fp, fp / 3.0, 0, t_ms, &rl), 1);
+    ASSERT(rl.pattern == NULL);
+    ASSERT_NEAR(rl.roof_gbps, 20.0, 0);
+}
+
 int main(void) {
+    RUN_TEST(test_memory_roof_by_write_fraction);
+    RUN_TEST(test_roofline_uses_the_pattern_from_memory);
     RUN_TEST(test_level_is_the_smallest_that_holds_the_footprint);
     RUN_TEST(test_zero_flops_uses_time);
     RUN_TEST(test_compute_bound);

@@ -62,6 +62,24 @@ static int fake_copy(void *dst, const void *src, size_t bytes, int reps, double 
     return 0;
 }
 
+/* Memory's passes per pattern, in GB/s of counted bytes: the reduction
+ * 40; the triad 20 with cached stores, 30 non-temporal; the copy 18 and
+ * 27. `no_nt` declines non-temporal stores. Every array must have been
+ * written. */
+static int no_nt;
+
+static int fake_pattern(kb_mem_pattern p, int nt, void *dst, const void *a, const void *b,
+                        size_t bytes, int reps, double *ms) {
+    if (nt && (no_nt || p == KB_PATTERN_READ)) return 1;
+    static const double cached[] = {40.0, 20.0, 18.0}, streamed[] = {0.0, 30.0, 27.0};
+    static const double arrays[] = {1.0, 3.0, 2.0};
+    reads(a);
+    if (p == KB_PATTERN_TRIAD) reads(b);
+    if (p != KB_PATTERN_READ) wrote(dst);
+    *ms = arrays[p] * (double)bytes * reps / ((nt ? streamed : cached)[p] * 1e9) * 1e3;
+    return 0;
+}
+
 static int levels(kb_mem_level *l, int max) {
     (void)max;
     l[0] = (kb_mem_level){"L1", 32768.0};
@@ -111,6 +129,7 @@ static kb_backend backend(void) {
                         .time_stream = fake_stream,
                         .time_copy = fake_copy,
                         .time_stream_nt = fake_stream_nt,
+                        .time_pattern = fake_pattern,
                         .memory_levels = levels,
                         .peak_compute = no_bf16};
 }
@@ -128,7 +147,7 @@ static void test_each_level_from_its_window(void) {
     kb_backend b = backend();
     kb_err err = {{0}};
     n_written = read_unwritten = 0;
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
     ASSERT_INT_EQ(read_unwritten, 0); /* the source was written before any pass */
     ASSERT_INT_EQ(roofs.n_levels, 3);
     ASSERT_NEAR(roofs.levels[0].gbps, 400.0, 1e-6); /* the copy, inside L1 */
@@ -152,7 +171,7 @@ static void test_each_level_from_its_window(void) {
 static void test_memory_takes_the_cases_when_larger(void) {
     kb_backend b = backend();
     kb_err err = {{0}};
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 40.0, "copy 40 GB/s", &roofs, &err), 0);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 40.0, "copy 40 GB/s", NULL, &roofs, &err), 0);
     ASSERT_NEAR(roofs.levels[2].gbps, 40.0, 1e-9);
     ASSERT_STR_CONTAINS(roofs.levels[2].how, "copy 40 GB/s");
 }
@@ -163,7 +182,7 @@ static void test_without_nontemporal(void) {
     kb_backend b = backend();
     b.time_stream_nt = NULL;
     kb_err err = {{0}};
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
     ASSERT_NEAR(roofs.levels[2].gbps, 20.0, 1e-6);
     ASSERT_NEAR(roofs.levels[1].gbps, 200.0, 1e-6);
 }
@@ -173,7 +192,7 @@ static void test_without_copy(void) {
     kb_backend b = backend();
     b.time_copy = NULL;
     kb_err err = {{0}};
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
     ASSERT_NEAR(roofs.levels[0].gbps, 200.0, 1e-6);
     ASSERT_NEAR(roofs.levels[1].gbps, 100.0, 1e-6);
 }
@@ -183,14 +202,14 @@ static void test_missing_hooks_leave_notes(void) {
     b.memory_levels = NULL;
     b.peak_compute = NULL;
     kb_err err = {{0}};
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
     ASSERT_INT_EQ(roofs.n_levels, 0);
     ASSERT(noted("does not describe its memory hierarchy"));
     ASSERT(noted("no multiply-add throughput loop"));
     /* no streaming pass: memory alone, from the cases */
     b = backend();
     b.time_stream = NULL;
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
     ASSERT_INT_EQ(roofs.n_levels, 1);
     ASSERT_STR_CONTAINS(roofs.levels[0].level.name, "DRAM");
     ASSERT_NEAR(roofs.levels[0].gbps, 15.0, 0);
@@ -201,11 +220,11 @@ static void test_backend_failures_are_errors(void) {
     kb_backend b = backend();
     b.peak_compute = compute;
     kb_err err = {{0}};
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), -1);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), -1);
     ASSERT_STR_CONTAINS(err.msg, "bf16 loop failed");
     b = backend();
     b.memory_levels = unordered;
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), -1);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), -1);
     ASSERT_STR_CONTAINS(err.msg, "backend 'fake': memory levels: levels not ordered");
 }
 
@@ -230,7 +249,7 @@ static void test_compute_measured_twice(void) {
     b.peak_compute = twice;
     kb_err err = {{0}};
     fp64_calls = second_fails = 0;
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
     ASSERT_INT_EQ(fp64_calls, 2);
     ASSERT_NEAR(roofs.fma[KB_FP64].gflops, 55.0, 0);
     ASSERT_STR_CONTAINS(roofs.fma[KB_FP64].how, "call 2");
@@ -240,12 +259,61 @@ static void test_compute_measured_twice(void) {
     ASSERT_INT_EQ(fp16_notes, 1);
     fp64_calls = 0;
     second_fails = 1;
-    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &roofs, &err), 0);
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
     ASSERT_NEAR(roofs.fma[KB_FP64].gflops, 45.0, 0);
     ASSERT(noted("compute fp64: the second measurement failed (fp64 loop failed)"));
 }
 
+/* Memory's ceiling per pattern: the better store kind of each, or a
+ * calibration case of the pattern where it is faster; no hook, or a
+ * declined pass, leaves one ceiling with a note. */
+static void test_patterns(void) {
+    kb_backend b = backend();
+    kb_err err = {{0}};
+    n_written = read_unwritten = no_nt = 0;
+    kb_pattern_cases cases = {{0.0, 0.0, 28.0}, {"", "", "copy_n16M nt 28 GB/s"}};
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", &cases, &roofs, &err), 0);
+    ASSERT_INT_EQ(read_unwritten, 0); /* the third array was written before any pass */
+    ASSERT_INT_EQ(roofs.n_patterns, KB_PATTERN_COUNT);
+    const kb_pattern_roof *p = roofs.patterns;
+    ASSERT_NEAR(p[KB_PATTERN_READ].gbps, 40.0, 1e-6);
+    ASSERT_NEAR(p[KB_PATTERN_READ].nt_gbps, 0.0, 0);
+    ASSERT_NEAR(p[KB_PATTERN_TRIAD].cached_gbps, 20.0, 1e-6);
+    ASSERT_NEAR(p[KB_PATTERN_TRIAD].nt_gbps, 30.0, 1e-6);
+    ASSERT_NEAR(p[KB_PATTERN_TRIAD].gbps, 30.0, 1e-6);
+    ASSERT_NEAR(p[KB_PATTERN_COPY].cached_gbps, 18.0, 1e-6);
+    ASSERT_NEAR(p[KB_PATTERN_COPY].nt_gbps, 27.0, 1e-6);
+    ASSERT_NEAR(p[KB_PATTERN_COPY].gbps, 28.0, 1e-9);
+    ASSERT_STR_CONTAINS(p[KB_PATTERN_COPY].how, "copy_n16M nt 28 GB/s");
+    ASSERT_STR_CONTAINS(p[KB_PATTERN_TRIAD].how, "non-temporal 30.00");
+    /* the memory level keeps its own figure */
+    ASSERT_NEAR(roofs.levels[2].gbps, 30.0, 1e-6);
+
+    no_nt = 1;
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
+    ASSERT_INT_EQ(roofs.n_patterns, KB_PATTERN_COUNT);
+    ASSERT_NEAR(roofs.patterns[KB_PATTERN_COPY].gbps, 18.0, 1e-6);
+    ASSERT_STR_CONTAINS(roofs.patterns[KB_PATTERN_COPY].how, "no non-temporal");
+    no_nt = 0;
+
+    b.time_pattern = NULL;
+    ASSERT_INT_EQ(kb_roofs_measure(&b, 15.0, "cases", NULL, &roofs, &err), 0);
+    ASSERT_INT_EQ(roofs.n_patterns, 0);
+    ASSERT(noted("no pass per access pattern"));
+}
+
+static void test_pattern_fractions(void) {
+    ASSERT_INT_EQ(kb_pattern_of_fraction(0.0), KB_PATTERN_READ);
+    ASSERT_INT_EQ(kb_pattern_of_fraction(1.0 / 3.0), KB_PATTERN_TRIAD);
+    ASSERT_INT_EQ(kb_pattern_of_fraction(0.5), KB_PATTERN_COPY);
+    ASSERT_INT_EQ(kb_pattern_of_fraction(0.4), -1);
+    ASSERT_INT_EQ(kb_pattern_of_fraction(1.0), -1);
+    ASSERT(strcmp(kb_pattern_name(KB_PATTERN_TRIAD), "triad") == 0);
+}
+
 int main(void) {
+    RUN_TEST(test_patterns);
+    RUN_TEST(test_pattern_fractions);
     RUN_TEST(test_each_level_from_its_window);
     RUN_TEST(test_compute_measured_twice);
     RUN_TEST(test_memory_takes_the_cases_when_larger);

@@ -27,6 +27,17 @@ typedef enum kb_compute_unit {
     KB_UNIT_MATRIX, /* matrix units (tensor cores), through the vendor's GEMM */
 } kb_compute_unit;
 
+/* The access patterns the manifests count, by the share of their bytes
+ * that is written: a reduction reads only (0), the triad reads two arrays
+ * and writes one (1/3), the copy reads one and writes one (1/2). The
+ * calibration measures memory's ceiling for each (docs/roofline.md). */
+typedef enum kb_mem_pattern {
+    KB_PATTERN_READ,
+    KB_PATTERN_TRIAD,
+    KB_PATTERN_COPY,
+    KB_PATTERN_COUNT
+} kb_mem_pattern;
+
 typedef struct kb_backend {
     const char *name;
     /* 0 when usable; otherwise fills `why` (one line) and the test skips. */
@@ -56,6 +67,14 @@ typedef struct kb_backend {
      * The calibration's memory roof is the better of the two there. May be
      * NULL: no such stores. */
     int (*time_stream_nt)(void *dst, const void *src, size_t bytes, int reps, double *ms);
+    /* Times `reps` passes of pattern p over arrays of `bytes` each (buffers
+     * from alloc, all written before): KB_PATTERN_READ sums a, COPY writes
+     * a to dst, TRIAD writes a + 3 b to dst; `nt` 1 stores non-temporally,
+     * 0 through the cache. Returns 0; 1 when the backend has no such pass
+     * (`nt` on a machine without such stores); -1 on a failure. May be NULL:
+     * memory then has one ceiling, its level's. */
+    int (*time_pattern)(kb_mem_pattern p, int nt, void *dst, const void *a, const void *b,
+                        size_t bytes, int reps, double *ms);
     /* Times `steps` steps of a core probe (probe_core.h): independent
      * multiply-adds (chain 0) or one dependent chain of them (chain 1): the
      * compute side of the machine model (machine/model.h). May be NULL. */

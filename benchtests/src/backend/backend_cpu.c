@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "backend/backend.h"
+#include "backend/cpu_patterns.h"
 #include "base/clock.h"
 #include "machine/disturb.h"
 #include "machine/fmapeak.h"
@@ -240,6 +241,7 @@ const kb_backend kb_backend_cpu = {
     .time_stream = cpu_time_stream,
     .time_copy = cpu_time_copy,
     .time_stream_nt = CPU_TIME_STREAM_NT,
+    .time_pattern = kb_cpu_time_pattern,
     .time_core = cpu_time_core,
     .memory_levels = cpu_memory_levels,
     .peak_compute = cpu_peak_compute,

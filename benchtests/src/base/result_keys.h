@@ -56,6 +56,7 @@
 #define KB_KEY_LEVELS       "levels"
 #define KB_KEY_COMPUTE      "compute"
 #define KB_KEY_MATRIX       "matrix"
+#define KB_KEY_PATTERNS     "patterns"
 #define KB_KEY_REUSED       "reused"
 #define KB_KEY_WHY_MEASURED "why_measured"
 /* a level of "levels" (also "gbps"), a precision of "compute" and "matrix"
@@ -63,6 +64,9 @@
 #define KB_KEY_NAME           "name"
 #define KB_KEY_CAPACITY_BYTES "capacity_bytes"
 #define KB_KEY_HOW            "how"
+/* a pattern of "patterns" (also "gbps", "how") */
+#define KB_KEY_CACHED_GBPS "cached_gbps"
+#define KB_KEY_NT_GBPS     "nt_gbps"
 
 /* A case of "cases". */
 #define KB_KEY_CASE                     "case"
@@ -110,6 +114,8 @@
 /* A case's "roofline" (also "intensity", "bound"). */
 #define KB_KEY_FOOTPRINT_BYTES   "footprint_bytes"
 #define KB_KEY_LEVEL             "level"
+#define KB_KEY_WRITE_FRACTION    "write_fraction"
+#define KB_KEY_PATTERN           "pattern"
 #define KB_KEY_ROOF_GBPS         "roof_gbps"
 #define KB_KEY_COMPUTE_GFLOPS    "compute_gflops"
 #define KB_KEY_COMPUTE_UNIT      "compute_unit"

@@ -62,8 +62,10 @@ int kb_driver_calibrate(kb_driver *d, const kb_case_result *res, int n, kb_err *
     static kb_roofs roofs;
     char how[512];
     double cases = kb_calibration_cases_best(res, n, how, sizeof how);
+    kb_pattern_cases patterns;
+    kb_calibration_cases_patterns(res, n, &patterns);
     double t0 = kb_now_s();
-    if (kb_roofs_measure(d->ctx.backend, cases, how, &roofs, err) != 0) return -1;
+    if (kb_roofs_measure(d->ctx.backend, cases, how, &patterns, &roofs, err) != 0) return -1;
     printf("calibration: roofs measured in %.1f s\n", kb_now_s() - t0);
     kb_report_roofs(stdout, &roofs);
     if (kb_calibration_write(d->calibration_path, &d->ctx, d->profile, res, n, &roofs, &d->stamp,

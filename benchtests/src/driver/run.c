@@ -99,7 +99,7 @@ static void place_under_roofs(const kb_driver *d, kb_case_result *r) {
                  *why ? why : "no calibration read (a calibration run measures the roofs)");
         return;
     }
-    if (kb_roofline_of(&d->cal.roofs, d->ctx.prec, r->flops, r->bytes, r->footprint,
+    if (kb_roofline_of(&d->cal.roofs, d->ctx.prec, r->flops, r->bytes, r->footprint, r->written,
                        d->opt.cold_cache, r->measured.stats.median, rl))
         r->measured.pct_roofline = rl->pct;
 }

@@ -148,17 +148,56 @@ static int read_sweep(const cJSON *root, kb_roofs *r, const char *path, kb_err *
     return 0;
 }
 
+/* An optional member that, when there, must be positive. */
+static int read_optional_positive(const cJSON *o, const char *key, double *out, const char *path,
+                                  const char *field, kb_err *err) {
+    return cJSON_GetObjectItemCaseSensitive(o, key) ? read_positive(o, key, out, path, field, err)
+                                                    : 0;
+}
+
+/* "patterns": {"read", "triad", "copy": {"gbps", "cached_gbps", "nt_gbps",
+ * "how"}}, all three or none. */
+static int read_patterns(const cJSON *root, kb_roofs *r, const char *path, kb_err *err) {
+    const cJSON *obj;
+    if (kb_json_object(root, "patterns", 0, &obj, path, "", err) != 0) return -1;
+    if (!obj) return 0;
+    static const char *const names[] = {"read", "triad", "copy", NULL};
+    static const char *const known[] = {"gbps", "cached_gbps", "nt_gbps", "how", NULL};
+    if (kb_json_known_keys(obj, names, path, "patterns", err) != 0) return -1;
+    for (int p = 0; p < KB_PATTERN_COUNT; ++p) {
+        kb_pattern_roof *pr = &r->patterns[p];
+        const char *name = kb_pattern_name((kb_mem_pattern)p);
+        char field[32];
+        snprintf(field, sizeof field, "patterns.%s", name);
+        const cJSON *e;
+        if (kb_json_object(obj, name, 1, &e, path, "patterns", err) != 0 ||
+            kb_json_known_keys(e, known, path, field, err) != 0 ||
+            read_positive(e, "gbps", &pr->gbps, path, field, err) != 0 ||
+            read_optional_positive(e, "cached_gbps", &pr->cached_gbps, path, field, err) != 0 ||
+            read_optional_positive(e, "nt_gbps", &pr->nt_gbps, path, field, err) != 0 ||
+            kb_json_string(e, "how", 1, pr->how, sizeof pr->how, path, field, err) != 0)
+            return -1;
+    }
+    r->n_patterns = KB_PATTERN_COUNT;
+    return 0;
+}
+
 static int read_roofs(kb_calibration *cal, const cJSON *root, const char *path, kb_err *err) {
     kb_roofs *r = &cal->roofs;
     if (read_levels(root, r, path, err) != 0 ||
         read_compute(root, "compute", r->fma, path, err) != 0 ||
         read_compute(root, "matrix", r->matrix, path, err) != 0 ||
-        read_sweep(root, r, path, err) != 0)
+        read_patterns(root, r, path, err) != 0 || read_sweep(root, r, path, err) != 0)
         return -1;
     if (r->n_levels == 0)
         snprintf(cal->roof_note, sizeof cal->roof_note,
                  "no roofline: %s has no 'levels' (written before the roofline; the calibration "
                  "test writes them)",
+                 path);
+    else if (r->n_patterns == 0)
+        snprintf(cal->pattern_note, sizeof cal->pattern_note,
+                 "memory has one ceiling, its level's: %s has no 'patterns' (written before "
+                 "them, or by a backend without a pass per access pattern)",
                  path);
     return 0;
 }

@@ -26,16 +26,17 @@ typedef struct kb_calibration {
     char note[512];                       /* when not present: why */
     kb_roofs roofs;      /* as read; roofs.n_levels 0 when the file has no "levels" */
     char roof_note[256]; /* present without roofs: why */
+    char pattern_note[KB_PATH_MAX + 160]; /* roofs without a memory ceiling per pattern: why */
 } kb_calibration;
 
 /* Reads `path`. A missing file, or one measured on other hardware, leaves
  * cal->present 0 with the reason in cal->note; a malformed one (peak_gbps
  * not a positive finite number, a field missing) or one holding another
  * backend's calibration is an error naming the file and the field. The
- * roofs ("levels", "compute", "matrix", "sweep") are optional, for files
- * written before them (cal->roof_note then says so), and checked as
- * strictly when there: names known, numbers positive and finite, levels
- * smallest first and memory last. */
+ * roofs ("levels", "compute", "matrix", "patterns", "sweep") are optional,
+ * for files written before them (cal->roof_note, cal->pattern_note then say
+ * so), and checked as strictly when there: names known, numbers positive
+ * and finite, levels smallest first and memory last, all three patterns. */
 int kb_calibration_read(kb_calibration *cal, const char *path, const char *backend,
                         const char *hardware_id, kb_err *err);
 

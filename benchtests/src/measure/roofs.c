@@ -113,7 +113,127 @@ static int fill(const kb_backend *b, void *buf, size_t bytes, kb_err *err) {
     return rc;
 }
 
-static int sweep(const kb_backend *b, kb_roofs *r, kb_err *err) {
+const char *kb_pattern_name(kb_mem_pattern p) {
+    static const char *const names[KB_PATTERN_COUNT] = {"read", "triad", "copy"};
+    return (unsigned)p < KB_PATTERN_COUNT ? names[p] : "?";
+}
+
+double kb_pattern_write_fraction(kb_mem_pattern p) {
+    static const double written[KB_PATTERN_COUNT] = {0.0, 1.0 / 3.0, 0.5};
+    return (unsigned)p < KB_PATTERN_COUNT ? written[p] : 0.0;
+}
+
+int kb_pattern_of_fraction(double f) {
+    for (int p = 0; p < KB_PATTERN_COUNT; ++p)
+        if (fabs(f - kb_pattern_write_fraction((kb_mem_pattern)p)) <= 1e-9) return p;
+    return -1;
+}
+
+/* The arrays a pattern reads and writes: 1 for the reduction, 2 for the
+ * copy, 3 for the triad; each counted once per pass. */
+static double pattern_arrays(kb_mem_pattern p) {
+    return p == KB_PATTERN_READ ? 1.0 : p == KB_PATTERN_COPY ? 2.0 : 3.0;
+}
+
+/* One pattern with one kind of store: its passes per timing, grown until a
+ * timing lasts SWEEP_MIN_MS, and its best GB/s so far. */
+typedef struct pattern_run {
+    kb_mem_pattern p;
+    int nt, reps, declined;
+    double gbps;
+} pattern_run;
+
+/* The pattern's passes over arrays of `bytes`, in rounds over every
+ * pattern and store kind, so that a burst of load spoils one round of
+ * each rather than every timing of one; best of SWEEP_TIMINGS. */
+static int time_patterns(const kb_backend *b, void *const buf[3], size_t bytes, pattern_run *runs,
+                         int n) {
+    for (int k = 0; k < n; ++k) {
+        pattern_run *u = &runs[k];
+        double ms = 0.0;
+        for (u->reps = 1;; u->reps *= 2) {
+            int rc = b->time_pattern(u->p, u->nt, buf[0], buf[1], buf[2], bytes, u->reps, &ms);
+            if (rc < 0) return -1;
+            u->declined = rc == 1;
+            if (u->declined || ms >= SWEEP_MIN_MS || u->reps >= SWEEP_MAX_REP) break;
+        }
+    }
+    for (int t = 0; t < SWEEP_TIMINGS; ++t)
+        for (int k = 0; k < n; ++k) {
+            pattern_run *u = &runs[k];
+            double ms;
+            if (u->declined) continue;
+            if (b->time_pattern(u->p, u->nt, buf[0], buf[1], buf[2], bytes, u->reps, &ms) < 0)
+                return -1;
+            if (ms > 0.0)
+                u->gbps = fmax(u->gbps,
+                               pattern_arrays(u->p) * (double)bytes * u->reps / (ms * 1e-3) * 1e-9);
+        }
+    return 0;
+}
+
+/* Memory's ceiling per pattern, from arrays of `bytes` each (at least 4x
+ * the last cache: every working set lies in memory's window), the third
+ * array allocated and written here. Each pattern that writes is timed
+ * with both kinds of store: a store through the cache reads its line
+ * first (write-allocate), a stream the counted bytes leave out, which
+ * non-temporal stores spare; the figure kept is the better of the two, and
+ * of the calibration cases of that pattern. */
+static int measure_patterns(const kb_backend *b, void *dst, void *src, size_t bytes,
+                            const kb_pattern_cases *cases, kb_roofs *r, kb_err *err) {
+    void *third = b->alloc(bytes, err);
+    if (!third || fill(b, third, bytes, err) != 0) {
+        if (third) b->release(third);
+        return -1;
+    }
+    void *const buf[3] = {dst, src, third};
+    pattern_run runs[] = {{KB_PATTERN_READ, 0, 0, 0, 0.0},
+                          {KB_PATTERN_TRIAD, 0, 0, 0, 0.0},
+                          {KB_PATTERN_TRIAD, 1, 0, 0, 0.0},
+                          {KB_PATTERN_COPY, 0, 0, 0, 0.0},
+                          {KB_PATTERN_COPY, 1, 0, 0, 0.0}};
+    const int n = (int)(sizeof runs / sizeof *runs);
+    int rc = time_patterns(b, buf, bytes, runs, n);
+    b->release(third);
+    if (rc != 0)
+        return kb_fail(err, "backend '%s': a memory access pattern's pass failed", b->name);
+    for (int k = 0; k < n; ++k) {
+        kb_pattern_roof *pr = &r->patterns[runs[k].p];
+        *(runs[k].nt ? &pr->nt_gbps : &pr->cached_gbps) = runs[k].gbps;
+    }
+    char size[32];
+    kb_format_bytes((double)bytes, size, sizeof size);
+    for (int p = 0; p < KB_PATTERN_COUNT; ++p) {
+        kb_pattern_roof *pr = &r->patterns[p];
+        const double from_cases = cases ? cases->gbps[p] : 0.0;
+        pr->gbps = fmax(fmax(pr->cached_gbps, pr->nt_gbps), from_cases);
+        if (pr->cached_gbps <= 0.0) {
+            note(r, "patterns: backend '%s' declined the %s pass: memory has one ceiling", b->name,
+                 kb_pattern_name((kb_mem_pattern)p));
+            return 0;
+        }
+        char stores[96];
+        if (p == KB_PATTERN_READ)
+            snprintf(stores, sizeof stores, "no stores, %.2f GB/s", pr->cached_gbps);
+        else if (pr->nt_gbps > 0.0)
+            snprintf(stores, sizeof stores, "stores through the cache %.2f GB/s, non-temporal %.2f",
+                     pr->cached_gbps, pr->nt_gbps);
+        else
+            snprintf(stores, sizeof stores, "stores through the cache %.2f GB/s, no non-temporal",
+                     pr->cached_gbps);
+        snprintf(pr->how, sizeof pr->how,
+                 "the best of the %s pass over arrays of %s each (%s; %g x the array counted per "
+                 "pass, best of %d timings of >= 2 ms each) and the calibration cases of this "
+                 "pattern (%s)",
+                 kb_pattern_name((kb_mem_pattern)p), size, stores,
+                 pattern_arrays((kb_mem_pattern)p), SWEEP_TIMINGS,
+                 from_cases > 0.0 ? cases->how[p] : "none");
+    }
+    r->n_patterns = KB_PATTERN_COUNT;
+    return 0;
+}
+
+static int sweep(const kb_backend *b, const kb_pattern_cases *cases, kb_roofs *r, kb_err *err) {
     const double top_cache = largest_cache(r), top = fmax(8.0 * top_cache, SWEEP_MIN_TOP);
     size_t half = (size_t)(top / 2.0);
     void *src = b->alloc(half, err), *dst = src ? b->alloc(half, err) : NULL;
@@ -127,6 +247,11 @@ static int sweep(const kb_backend *b, kb_roofs *r, kb_err *err) {
             if (ws > top) break;
             rc = measure_point(b, dst, src, ws, &r->sweep[r->n_sweep++], top_cache);
         }
+    if (rc == 0 && b->time_pattern)
+        rc = measure_patterns(b, dst, src, half / 64 * 64, cases, r, err);
+    else if (rc == 0)
+        note(r, "patterns: backend '%s' has no pass per access pattern: memory has one ceiling",
+             b->name);
     if (dst) b->release(dst);
     if (src) b->release(src);
     if (rc != 0 && !err->msg[0]) kb_fail(err, "the bandwidth sweep's streaming pass failed");
@@ -183,7 +308,7 @@ static void level_figure(kb_roofs *r, int i, double memory_gbps, const char *mem
 /* The levels the backend names, each with its figure; a cache level no
  * sweep point fell in is left out. */
 static int measure_levels(const kb_backend *b, double memory_gbps, const char *memory_how,
-                          kb_roofs *r, kb_err *err) {
+                          const kb_pattern_cases *cases, kb_roofs *r, kb_err *err) {
     kb_mem_level levels[KB_MAX_MEM_LEVELS];
     int n = b->memory_levels ? b->memory_levels(levels, KB_MAX_MEM_LEVELS) : 0;
     if (n <= 0) {
@@ -202,7 +327,7 @@ static int measure_levels(const kb_backend *b, double memory_gbps, const char *m
         note(r, "sweep: backend '%s' has no streaming pass: no cache levels", b->name);
         r->levels[0] = r->levels[n - 1];
         r->n_levels = 1;
-    } else if (sweep(b, r, err) != 0) {
+    } else if (sweep(b, cases, r, err) != 0) {
         return -1;
     }
     int kept = 0;
@@ -258,13 +383,13 @@ static int measure_compute(const kb_backend *b, kb_roofs *r, int pass, kb_err *e
     return 0;
 }
 
-int kb_roofs_measure(const kb_backend *b, double memory_gbps, const char *memory_how, kb_roofs *out,
-                     kb_err *err) {
+int kb_roofs_measure(const kb_backend *b, double memory_gbps, const char *memory_how,
+                     const kb_pattern_cases *cases, kb_roofs *out, kb_err *err) {
     memset(out, 0, sizeof *out);
     err->msg[0] = '\0';
     /* The compute roofs before and after the memory sweep: a burst of load
      * that spoils one pass seldom spoils both. */
     if (measure_compute(b, out, 0, err) != 0) return -1;
-    if (measure_levels(b, memory_gbps, memory_how, out, err) != 0) return -1;
+    if (measure_levels(b, memory_gbps, memory_how, cases, out, err) != 0) return -1;
     return measure_compute(b, out, 1, err);
 }

@@ -188,6 +188,11 @@ static void add_roofline(cJSON *o, const kb_case_result *r) {
     cJSON_AddNumberToObject(j, KB_KEY_FOOTPRINT_BYTES, rl->footprint_bytes);
     cJSON_AddStringToObject(j, KB_KEY_LEVEL, rl->level);
     cJSON_AddStringToObject(j, KB_KEY_BOUND, rl->bound);
+    cJSON_AddNumberToObject(j, KB_KEY_WRITE_FRACTION, rl->write_fraction);
+    if (rl->pattern)
+        cJSON_AddStringToObject(j, KB_KEY_PATTERN, rl->pattern);
+    else
+        cJSON_AddNullToObject(j, KB_KEY_PATTERN);
     cJSON_AddNumberToObject(j, KB_KEY_ROOF_GBPS, rl->roof_gbps);
     if (rl->compute_unit) {
         cJSON_AddNumberToObject(j, KB_KEY_COMPUTE_GFLOPS, rl->compute_gflops);

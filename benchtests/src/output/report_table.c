@@ -132,6 +132,16 @@ void kb_report_roofs(FILE *f, const kb_roofs *roofs) {
         fprintf(f, "     %-6s %-9s %9.2f GB/s\n", roofs->levels[i].level.name, cap,
                 roofs->levels[i].gbps);
     }
+    /* memory's ceiling per access pattern, which a case there is placed under */
+    for (int p = 0; p < roofs->n_patterns && roofs->n_levels > 0; ++p) {
+        const kb_pattern_roof *pr = &roofs->patterns[p];
+        char stores[96] = "";
+        if (pr->nt_gbps > 0.0)
+            snprintf(stores, sizeof stores, " (cached stores %.2f, non-temporal %.2f)",
+                     pr->cached_gbps, pr->nt_gbps);
+        fprintf(f, "     %-6s %-9s %9.2f GB/s%s\n", roofs->levels[roofs->n_levels - 1].level.name,
+                kb_pattern_name((kb_mem_pattern)p), pr->gbps, stores);
+    }
     for (int p = 0; p < KB_PREC_COUNT; ++p) {
         if (roofs->fma[p].gflops > 0.0)
             fprintf(f, "     %-6s compute   %9.2f GFLOP/s\n", kb_prec_name((kb_prec)p),
@@ -164,10 +174,11 @@ static void print_calibration(FILE *f, const kb_calibration *cal) {
     char doc[KB_PATH_MAX];
     kb_doc_path(doc, sizeof doc, "roofline.md");
     fprintf(f,
-            "   %%roof: of the attainable rate at the level the case's buffers fit in (same "
-            "calibration; %s):\n",
+            "   %%roof: of the attainable rate at the level the case's buffers fit in, from memory "
+            "at its read/write mix (same calibration; %s):\n",
             doc);
     kb_report_roofs(f, &cal->roofs);
+    if (*cal->pattern_note) fprintf(f, "     (%s)\n", cal->pattern_note);
 }
 
 void kb_report_table(FILE *f, const kb_report *rep) {

@@ -39,6 +39,21 @@ double kb_calibration_cases_best(const kb_case_result *res, int n, char *how, si
     return best;
 }
 
+void kb_calibration_cases_patterns(const kb_case_result *res, int n, kb_pattern_cases *out) {
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < n; ++i) {
+        if (res[i].error || res[i].skipped || !(res[i].footprint > 0.0)) continue;
+        const int p = kb_pattern_of_fraction(res[i].written / res[i].footprint);
+        if (p < 0) continue;
+        out->gbps[p] = fmax(out->gbps[p], res[i].measured.gbps);
+        char *how = out->how[p];
+        size_t len = strlen(how);
+        if (len < sizeof out->how[p])
+            snprintf(how + len, sizeof out->how[p] - len, "%s%s %s %.2f GB/s", len ? ", " : "",
+                     res[i].c->name, res[i].variant, res[i].measured.gbps);
+    }
+}
+
 static cJSON *figure_json(double value, const char *key, const char *how) {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, key, value);
@@ -66,6 +81,16 @@ void kb_calibration_add_roofs(cJSON *o, const kb_roofs *roofs, int sweep) {
     }
     cJSON_AddItemToObject(o, "compute", compute_json(roofs->fma));
     cJSON_AddItemToObject(o, "matrix", compute_json(roofs->matrix));
+    if (roofs->n_patterns == KB_PATTERN_COUNT) {
+        cJSON *patterns = cJSON_AddObjectToObject(o, "patterns");
+        for (int p = 0; p < KB_PATTERN_COUNT; ++p) {
+            const kb_pattern_roof *pr = &roofs->patterns[p];
+            cJSON *e = figure_json(pr->gbps, "gbps", pr->how);
+            cJSON_AddNumberToObject(e, "cached_gbps", pr->cached_gbps);
+            if (pr->nt_gbps > 0.0) cJSON_AddNumberToObject(e, "nt_gbps", pr->nt_gbps);
+            cJSON_AddItemToObject(patterns, kb_pattern_name((kb_mem_pattern)p), e);
+        }
+    }
     if (!sweep) return;
     cJSON *points = cJSON_AddArrayToObject(o, "sweep");
     for (int i = 0; i < roofs->n_sweep; ++i) {

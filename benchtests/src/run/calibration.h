@@ -18,6 +18,10 @@
 /* The calibration cases' best GB/s, and their names and figures in `how`. */
 double kb_calibration_cases_best(const kb_case_result *res, int n, char *how, size_t how_size);
 
+/* The calibration cases' best GB/s per access pattern: a case counts for
+ * the pattern whose write fraction (outputs over its footprint) it has. */
+void kb_calibration_cases_patterns(const kb_case_result *res, int n, kb_pattern_cases *out);
+
 /* Writes the calibration from the calibration cases' results and the
  * roofs measured with them (peak_gbps is then the memory level's figure),
  * with what it was measured under (stamp, for kb_calibration_reusable),
@@ -27,8 +31,9 @@ int kb_calibration_write(const char *path, const kb_run_ctx *ctx, const char *pr
                          const kb_case_result *res, int n, const kb_roofs *roofs,
                          const kb_calibration_stamp *stamp, kb_err *err);
 
-/* Adds the roofs' "levels", "compute" and "matrix" to o (and "sweep" when
- * `sweep`): the calibration file's fields, which the result JSON repeats. */
+/* Adds the roofs' "levels", "compute", "matrix" and, when measured,
+ * "patterns" to o (and "sweep" when `sweep`): the calibration file's
+ * fields, which the result JSON repeats. */
 void kb_calibration_add_roofs(cJSON *o, const kb_roofs *roofs, int sweep);
 
 /* r's GB/s as a percentage of the calibration; < 0 when there is none. */

@@ -66,7 +66,7 @@ static int check_layout(const kb_run_ctx *ctx, const kb_case *c, const kb_layout
 }
 
 int kb_case_buffers_layout(const kb_run_ctx *ctx, const kb_case *c, kb_case_buffers *bf,
-                           double *footprint, kb_err *err) {
+                           double *footprint, double *written, kb_err *err) {
     kb_case local = *c;
     kb_case_miss miss = {{0}};
     local.miss = &miss;
@@ -75,6 +75,9 @@ int kb_case_buffers_layout(const kb_run_ctx *ctx, const kb_case *c, kb_case_buff
         return kb_fail(err, "%s: case '%s': no dim '%s' (kernel '%s' needs it)",
                        ctx->manifest->path, c->name, miss.dim, ctx->kernel_name);
     *footprint = layout_elements(&bf->layout) * (double)kb_prec_size(ctx->prec);
+    double out = 0.0;
+    for (int i = 0; i < bf->layout.n_out; ++i) out += (double)bf->layout.out[i].count;
+    *written = out * (double)kb_prec_size(ctx->prec);
     return check_layout(ctx, c, &bf->layout, err);
 }
 

@@ -20,9 +20,10 @@ typedef struct kb_case_buffers {
 /* Asks the kernel for case c's layout and checks that the case fits: no
  * tensor too large to size, and every buffer within the host's memory.
  * Once the layout is known, *footprint is the bytes of its inputs and
- * outputs at the run's precision, even when the case does not fit. */
+ * outputs at the run's precision and *written those of its outputs, even
+ * when the case does not fit. */
 int kb_case_buffers_layout(const kb_run_ctx *ctx, const kb_case *c, kb_case_buffers *bf,
-                           double *footprint, kb_err *err);
+                           double *footprint, double *written, kb_err *err);
 
 /* The inputs (uploaded), their reference outputs, the poisoned outputs
  * and the workspace; bf->args is then ready for a call of the case. */

@@ -92,6 +92,7 @@ typedef struct kb_case_result {
     double flops, bytes;
     kb_counts counts; /* the manifest's counts: flops (as above) and its parts */
     double footprint; /* bytes of the case's input and output buffers at its precision */
+    double written;   /* the part of footprint in its outputs */
     kb_case_measurement measured;
     kb_case_decision decision;
     kb_ab_result ab; /* A/B mode: the pairs and their decision */

@@ -66,7 +66,7 @@ kb_case_session *kb_case_open(const kb_run_ctx *ctx, const kb_case *c, const kb_
     if (tc.threads > 1) kb_case_timing_pin(&tc, tc.cpus.cpu[0]);
     kb_err err = {{0}};
     int rc = 1;
-    if (kb_case_buffers_layout(ctx, c, &s->bf, &r->footprint, &err) != 0)
+    if (kb_case_buffers_layout(ctx, c, &s->bf, &r->footprint, &r->written, &err) != 0)
         kb_case_error(r, err.msg);
     else
         rc = prepare(ctx, c, impl, &s->bf, r, &err);

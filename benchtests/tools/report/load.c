@@ -155,7 +155,12 @@ static int load_roofline(const cJSON *c, kb_sum_case *k, const char *file, const
     if (text(roof, KB_KEY_LEVEL, 0, &k->level, file, path, err) != 0 ||
         text(roof, KB_KEY_BOUND, 1, &k->bound, file, path, err) != 0)
         return -1;
-    return 0;
+    /* memory's ceiling by the case's read/write mix; absent in results
+     * written before it, null where the level's figure is the roof */
+    if (figure(roof, KB_KEY_WRITE_FRACTION, 0, &k->write_fraction, 1.0, file, path, err) != 0)
+        return -1;
+    if (cJSON_IsNull(member(roof, KB_KEY_PATTERN))) return 0;
+    return text(roof, KB_KEY_PATTERN, 0, &k->pattern, file, path, err);
 }
 
 /* The figures of a case that ran (one that failed with an error or was
@@ -176,7 +181,7 @@ static int load_figures(const cJSON *c, kb_sum_case *k, const char *file, const 
 static void clear_case(kb_sum_case *k) {
     memset(k, 0, sizeof *k);
     k->name = k->variant = k->verdict = k->error = k->acc_failures = k->compare_to = "";
-    k->drift_probe = k->level = k->bound = "";
+    k->drift_probe = k->level = k->bound = k->pattern = "";
     double *figures[] = {&k->median_ms,
                          &k->gbps,
                          &k->gflops,
@@ -203,6 +208,7 @@ static void clear_case(kb_sum_case *k) {
                          &k->intensity,
                          &k->footprint_bytes,
                          &k->roof_gbps,
+                         &k->write_fraction,
                          &k->compute_gflops,
                          &k->attainable_gflops,
                          &k->mean_ms,

@@ -52,6 +52,8 @@ typedef struct kb_sum_case {
     double pct_roofline, vendor_speedup;
     double intensity, footprint_bytes, roof_gbps, compute_gflops, attainable_gflops;
     const char *level, *bound;     /* the level its working set lives in; what bounds it */
+    double write_fraction;         /* its outputs' share of the footprint */
+    const char *pattern;           /* memory's ceiling it is placed under; "": its level's */
     double mean_ms, stddev_ms, cv; /* the case's own figures of its samples */
     kb_sum_samples samples;
 } kb_sum_case;

@@ -34,6 +34,14 @@ static void add_roofline(cJSON *o, const kb_sum_case *c) {
     add_num(r, "footprint_bytes", c->footprint_bytes);
     cJSON_AddStringToObject(r, "level", c->level);
     cJSON_AddStringToObject(r, "bound", c->bound);
+    /* as the result holds them: results written before them have neither */
+    if (isfinite(c->write_fraction)) {
+        cJSON_AddNumberToObject(r, "write_fraction", c->write_fraction);
+        if (*c->pattern)
+            cJSON_AddStringToObject(r, "pattern", c->pattern);
+        else
+            cJSON_AddNullToObject(r, "pattern");
+    }
     add_num(r, "roof_gbps", c->roof_gbps);
     add_num(r, "compute_gflops", c->compute_gflops);
     add_num(r, "attainable_gflops", c->attainable_gflops);
