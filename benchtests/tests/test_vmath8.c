@@ -513,6 +513,9 @@ NONPOS64(4, _mm256)
 PAIR64(exp, 4, _mm256, kb_exp, kb_exp4)
 PAIR64(exp_nonpos, 4, _mm256, exp_nonpos, exp_nonpos4)
 PAIR64(swish, 4, _mm256, kb_swish_f64, kb_swish_f64_4)
+#if !KB_VMATH16
+PAIR64(gelu_tab, 4, _mm256, kb_gelu_f64_tab, kb_gelu_f64_tab4)
+#endif
 #if KB_VMATH16
 NONPOS64(8, _mm512)
 PAIR64(exp, 8, _mm512, kb_exp, kb_exp8)
@@ -522,11 +525,17 @@ PAIR64(gelu_tab, 8, _mm512, kb_gelu_f64_tab, kb_gelu_f64_tab8)
 #endif
 
 static const pair64 pairs64[] = {
-    {"kb_exp4", compare64_exp4},          {"kb__exp_nonpos4", compare64_exp_nonpos4},
+    {"kb_exp4", compare64_exp4},
+    {"kb__exp_nonpos4", compare64_exp_nonpos4},
     {"kb_swish_f64_4", compare64_swish4},
+#if !KB_VMATH16
+    {"kb_gelu_f64_tab4", compare64_gelu_tab4},
+#endif
 #if KB_VMATH16
-    {"kb_exp8", compare64_exp8},          {"kb__exp_nonpos8", compare64_exp_nonpos8},
-    {"kb_swish_f64_8", compare64_swish8}, {"kb_gelu_f64_tab8", compare64_gelu_tab8},
+    {"kb_exp8", compare64_exp8},
+    {"kb__exp_nonpos8", compare64_exp_nonpos8},
+    {"kb_swish_f64_8", compare64_swish8},
+    {"kb_gelu_f64_tab8", compare64_gelu_tab8},
 #endif
 };
 
@@ -579,7 +588,6 @@ static void test_doubles(void) {
     for (size_t p = 0; p < NPAIRS64; p++) ASSERT(bad[p] == 0);
 }
 
-#if KB_VMATH16
 /* kb_gelu_f64_tab_map (four vectors at a time, then single vectors, then the
  * scalar form) against the scalar form, bit for bit, over every length up to
  * five blocks of four vectors and a few longer ones, from every offset in a
@@ -612,6 +620,36 @@ static void test_gelu_tab_map(void) {
     }
     ASSERT(bad == 0);
 }
+
+#if !KB_VMATH16
+/* kb__cpu_bf16_8_lanes (the eight-lane bf16 maps' narrowing) against
+ * kb_f32_to_bf16, bit for bit: every bf16 value widened, the midpoint to
+ * its upper neighbour and the floats one ulp either side of it, and NaNs
+ * whose low bits a rounding would carry. */
+static void test_bf16_lanes(void) {
+    static const uint32_t nans[] = {0x7f800001u, 0x7f80ffffu, 0x7fbfffffu, 0x7fffffffu,
+                                    0xff800001u, 0xffc00001u, 0xffffffffu, 0x7fa00000u};
+    long bad = 0;
+    for (uint32_t i = 0; i < 65536 + 2; i++) {
+        float f[8];
+        if (i < 65536) {
+            const float v = kb_bf16_to_f32((uint16_t)i), up = kb_bf16_to_f32((uint16_t)(i + 1));
+            const float mid = isfinite(v) && isfinite(up) ? v + (up - v) / 2 : v;
+            const float g[8] = {v,  mid,  nextafterf(mid, -INFINITY),  nextafterf(mid, INFINITY),
+                                -v, -mid, nextafterf(-mid, -INFINITY), nextafterf(-mid, INFINITY)};
+            memcpy(f, g, sizeof f);
+        } else {
+            for (int k = 0; k < 8; k++) f[k] = kb_bits_to_f32(nans[(i - 65536) * 4 + k % 4]);
+        }
+        _Alignas(32) uint32_t got[8];
+        _mm256_store_si256((__m256i *)got, kb__cpu_bf16_8_lanes(_mm256_loadu_ps(f)));
+        for (int k = 0; k < 8; k++)
+            if (got[k] != kb_f32_to_bf16(f[k]) && bad++ < 5)
+                KB_TEST_FAIL("kb__cpu_bf16_8_lanes(%a) = 0x%x, want 0x%x", (double)f[k], got[k],
+                             kb_f32_to_bf16(f[k]));
+    }
+    ASSERT(bad == 0);
+}
 #endif
 
 int main(void) {
@@ -619,13 +657,45 @@ int main(void) {
     RUN_TEST(test_maps);
     RUN_TEST(test_rows);
     RUN_TEST(test_doubles);
-#if KB_VMATH16
     RUN_TEST(test_gelu_tab_map);
+#if !KB_VMATH16
+    RUN_TEST(test_bf16_lanes);
 #endif
     return kb_test_summary();
 }
 
 #else
+
+#if !KB_VMATH16
+/* kb__cpu_bf16_8_lanes (the eight-lane bf16 maps' narrowing) against
+ * kb_f32_to_bf16, bit for bit: every bf16 value widened, the midpoint to
+ * its upper neighbour and the floats one ulp either side of it, and NaNs
+ * whose low bits a rounding would carry. */
+static void test_bf16_lanes(void) {
+    static const uint32_t nans[] = {0x7f800001u, 0x7f80ffffu, 0x7fbfffffu, 0x7fffffffu,
+                                    0xff800001u, 0xffc00001u, 0xffffffffu, 0x7fa00000u};
+    long bad = 0;
+    for (uint32_t i = 0; i < 65536 + 2; i++) {
+        float f[8];
+        if (i < 65536) {
+            const float v = kb_bf16_to_f32((uint16_t)i), up = kb_bf16_to_f32((uint16_t)(i + 1));
+            const float mid = isfinite(v) && isfinite(up) ? v + (up - v) / 2 : v;
+            const float g[8] = {v,  mid,  nextafterf(mid, -INFINITY),  nextafterf(mid, INFINITY),
+                                -v, -mid, nextafterf(-mid, -INFINITY), nextafterf(-mid, INFINITY)};
+            memcpy(f, g, sizeof f);
+        } else {
+            for (int k = 0; k < 8; k++) f[k] = kb_bits_to_f32(nans[(i - 65536) * 4 + k % 4]);
+        }
+        _Alignas(32) uint32_t got[8];
+        _mm256_store_si256((__m256i *)got, kb__cpu_bf16_8_lanes(_mm256_loadu_ps(f)));
+        for (int k = 0; k < 8; k++)
+            if (got[k] != kb_f32_to_bf16(f[k]) && bad++ < 5)
+                KB_TEST_FAIL("kb__cpu_bf16_8_lanes(%a) = 0x%x, want 0x%x", (double)f[k], got[k],
+                             kb_f32_to_bf16(f[k]));
+    }
+    ASSERT(bad == 0);
+}
+#endif
 
 int main(void) {
     printf(

@@ -15,8 +15,9 @@ static void gelu_layout(const kb_case *c, kb_layout *l) {
     kb_layout_output(l, "y", n);
 }
 
-/* kb/vmath/vmath.h's formula: the branch-free kb_erfc in double (on AVX-512 the
- * table of kb/vmath/gelu64.h instead, at a third of the cost), kb_erff in
+/* kb/vmath/vmath.h's formula: the branch-free kb_erfc in double (with
+ * KB_VMATH8 the table of kb/vmath/gelu64.h instead, at a third of the cost
+ * on AVX-512 and half on AVX2), kb_erff in
  * float, and for fp16/bf16 results the cheaper kb_gelu_half (kb_erff_half's fit,
  * in two stages), whose error (1e-5 in y at most, absolute) is below half
  * a 16-bit ulp of y except in the negative tail (x below about -2.3,
@@ -27,7 +28,7 @@ static void gelu_layout(const kb_case *c, kb_layout *l) {
         for (size_t i = 0; i < n; i++) y[i] = kb_gelu_##SUFFIX(x[i]);                              \
     }
 
-#if KB_VMATH16
+#if KB_VMATH8
 /* Not inlined: its four vectors in flight need a larger stack frame, which
  * inlined into gelu_cpu changed the code of the other precisions' loops
  * (bf16 ran 3 % slower for it). */

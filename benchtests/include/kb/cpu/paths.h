@@ -262,12 +262,23 @@ static inline float kb_cpu_to_f32_sumv(float *restrict dst, const uint16_t *rest
  * with operations that wait. With the first stage, the long part of the
  * chain, computed ahead, the second stage's operations are ready when they
  * enter: fp16 GELU ran 10-15 % faster in L1 and past the caches. Each
- * vector ahead holds two registers: four with AVX-512's 32, two with AVX2's
- * 16. */
-#if KB_VMATH16
+ * vector ahead holds two registers; with AVX2's 16, four ahead still ran
+ * softmax's 16-bit rows 7-12 % faster than two on a Zen 5 (the maps alike),
+ * the compiler keeping what does not fit on the stack, in L1. */
 #define KB__CPU_AHEAD 4
-#else
-#define KB__CPU_AHEAD 2
+
+#if !KB_VMATH16
+/* kb__cpu_bf16_8 without its narrowing: each 32-bit lane holds the bf16
+ * pattern (below 2^16), so that two vectors pack into one at once. */
+KB__CPU8_INLINE __m256i kb__cpu_bf16_8_lanes(__m256 v) {
+    const __m256i u = _mm256_castps_si256(v), hi = _mm256_srli_epi32(u, 16);
+    const __m256i odd = _mm256_and_si256(hi, _mm256_set1_epi32(1));
+    const __m256i rounded = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), odd), 16);
+    const __m256i quiet = _mm256_or_si256(hi, _mm256_set1_epi32(0x40));
+    const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    return _mm256_blendv_epi8(rounded, quiet, nan);
+}
 #endif
 
 /* KB__CPU_AHEAD vectors of results o[] to y, y + KB_VLANES, ..., as
@@ -291,6 +302,25 @@ KB__CPU8_INLINE void kb__cpu_store_halfv_run(kb_prec p, uint16_t *y, const kb_f3
         if (__builtin_expect(denormal != 0, 0))
             for (size_t k = 0; k < D; k++)
                 kb__cpu_put16v(y + k * L, kb__cpu_bf16_16_int(o[k]), stream);
+        return;
+    }
+#endif
+#if !KB_VMATH16
+    _Static_assert(D % 2 == 0, "whole pairs of vectors");
+    /* bf16 on eight lanes: two vectors rounded, packed (which interleaves
+     * their halves, put back in order by one permute) and stored at once,
+     * where each took a pack of its own halves and a store. */
+    if (p == KB_BF16 && (!stream || (uintptr_t)y % 32 == 0)) {
+#pragma GCC unroll 4
+        for (size_t k = 0; k < D; k += 2) {
+            const __m256i h = _mm256_permute4x64_epi64(
+                _mm256_packus_epi32(kb__cpu_bf16_8_lanes(o[k]), kb__cpu_bf16_8_lanes(o[k + 1])),
+                0xd8);
+            if (stream)
+                _mm256_stream_si256((__m256i *)(y + k * L), h);
+            else
+                _mm256_storeu_si256((__m256i *)(y + k * L), h);
+        }
         return;
     }
 #endif
@@ -566,25 +596,63 @@ KB__CPU8_INLINE void kb__cpu_fused_halfv(kb_prec p, kb_cpu_fnv in, kb_cpu_fnv2 o
 
 #if !KB_VMATH16
 /* bf16 on eight lanes, in blocks of KB_CPU_MAP_BLOCK through float scratch
- * in L1, the stages together: its narrowing takes several integer
- * operations and constants (kb__cpu_bf16_8), and with those in the loop
- * AVX2's 16 registers ran swish 15 % slower than through scratch. */
+ * in L1: its narrowing takes several integer operations and constants, and
+ * with those in the loop AVX2's 16 registers ran swish 15 % slower than
+ * through scratch. Sixteen values are widened by two unpacks (elements
+ * 0-3 and 8-11 in one vector, 4-7 and 12-15 in the other) and narrowed by
+ * one pack, which puts them back in order: an elementwise function does
+ * not mind the order in between, and the conversions took half the
+ * operations of widening and narrowing eight at a time. The block is
+ * computed in two stages, the first KB__CPU_AHEAD vectors ahead, as
+ * kb__cpu_fused_halfv computes. The output, when streamed, is to be
+ * aligned to 32 bytes. */
 KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv in, kb_cpu_fnv2 out,
                                           const uint16_t *restrict x, uint16_t *restrict y,
                                           size_t n, int stream) {
-    float b[KB_CPU_MAP_BLOCK];
-    for (size_t off = 0; off < n; off += KB_CPU_MAP_BLOCK) {
-        const size_t m = n - off < KB_CPU_MAP_BLOCK ? n - off : KB_CPU_MAP_BLOCK;
-        const size_t mv = m - m % KB_VLANES;
-        kb_cpu_to_f32(b, x, KB_BF16, off, m);
-        for (size_t i = 0; i < mv; i += KB_VLANES) {
-            const kb_f32v v = KB_MMV(loadu_ps)(b + i);
-            KB_MMV(storeu_ps)(b + i, out(v, in(v)));
+    enum { D = KB__CPU_AHEAD, L = KB_VLANES, B = KB_CPU_MAP_BLOCK };
+    _Static_assert(B % (D * L) == 0 && B % (2 * L) == 0, "a block holds whole steps");
+    _Alignas(32) float b[B];
+    const __m256i zero = _mm256_setzero_si256();
+    size_t off = 0;
+    for (; off + B <= n; off += B) {
+        for (size_t i = 0; i < B; i += 2 * L) {
+            const __m256i h = _mm256_loadu_si256((const __m256i *)(x + off + i));
+            _mm256_store_si256((__m256i *)(b + i), _mm256_unpacklo_epi16(zero, h));
+            _mm256_store_si256((__m256i *)(b + i + L), _mm256_unpackhi_epi16(zero, h));
         }
-        if (mv < m) kb__cpu_tail_f32v(in, out, b + mv, b + mv, m % KB_VLANES);
-        for (size_t i = 0; i < mv; i += KB_VLANES)
-            kb__cpu_put16v(y + off + i, kb__cpu_narrow_bf16v(KB_MMV(loadu_ps)(b + i)), stream);
-        kb_cpu_from_f32(y, KB_BF16, off + mv, b + mv, m - mv);
+        kb_f32v v[D], t[D];
+#pragma GCC unroll 4
+        for (size_t k = 0; k < D; k++) t[k] = in(v[k] = _mm256_load_ps(b + k * L));
+        for (size_t i = 0; i + D * L < B; i += D * L) {
+#pragma GCC unroll 4
+            for (size_t k = 0; k < D; k++) {
+                const kb_f32v w = _mm256_load_ps(b + i + (D + k) * L), u = in(w);
+                _mm256_store_ps(b + i + k * L, out(v[k], t[k]));
+                v[k] = w;
+                t[k] = u;
+            }
+        }
+#pragma GCC unroll 4
+        for (size_t k = 0; k < D; k++) _mm256_store_ps(b + B - (D - k) * L, out(v[k], t[k]));
+        for (size_t i = 0; i < B; i += 2 * L) {
+            const __m256i h = _mm256_packus_epi32(kb__cpu_bf16_8_lanes(_mm256_load_ps(b + i)),
+                                                  kb__cpu_bf16_8_lanes(_mm256_load_ps(b + i + L)));
+            if (stream)
+                _mm256_stream_si256((__m256i *)(y + off + i), h);
+            else
+                _mm256_storeu_si256((__m256i *)(y + off + i), h);
+        }
+    }
+    /* The last partial block, in order. */
+    if (off < n) {
+        const size_t m = n - off, mv = m - m % L;
+        kb_cpu_to_f32(b, x, KB_BF16, off, m);
+        for (size_t i = 0; i < mv; i += L) {
+            const kb_f32v w = _mm256_load_ps(b + i);
+            _mm256_store_ps(b + i, out(w, in(w)));
+        }
+        if (mv < m) kb__cpu_tail_f32v(in, out, b + mv, b + mv, m % L);
+        kb_cpu_from_f32(y, KB_BF16, off, b, m);
     }
 }
 #endif
@@ -592,7 +660,9 @@ KB__CPU8_INLINE void kb__cpu_blocks_bf16v(kb_cpu_fnv in, kb_cpu_fnv2 out,
 /* y[i] = out(x[i], in(x[i])) for n fp16/bf16 values, computed in float;
  * both stream whole vectors of KB_VLANES values. */
 KB__CPU8_INLINE void kb_cpu_mapv_half(const kb_args *a, kb_cpu_fnv in, kb_cpu_fnv2 out, size_t n) {
-    const int stream = kb_cpu_streams(a, a->out[0], n * sizeof(uint16_t), KB_VLANES * 2);
+    /* bf16 on eight lanes streams 32 bytes a store (kb__cpu_blocks_bf16v). */
+    const size_t align = KB_VMATH16 || a->prec != KB_BF16 ? KB_VLANES * 2 : 32;
+    const int stream = kb_cpu_streams(a, a->out[0], n * sizeof(uint16_t), align);
 #if KB_VMATH16
     if (a->prec == KB_BF16) kb__cpu_fused_halfv(KB_BF16, in, out, a->in[0], a->out[0], n, stream);
 #else
