@@ -666,37 +666,6 @@ int main(void) {
 
 #else
 
-#if !KB_VMATH16
-/* kb__cpu_bf16_8_lanes (the eight-lane bf16 maps' narrowing) against
- * kb_f32_to_bf16, bit for bit: every bf16 value widened, the midpoint to
- * its upper neighbour and the floats one ulp either side of it, and NaNs
- * whose low bits a rounding would carry. */
-static void test_bf16_lanes(void) {
-    static const uint32_t nans[] = {0x7f800001u, 0x7f80ffffu, 0x7fbfffffu, 0x7fffffffu,
-                                    0xff800001u, 0xffc00001u, 0xffffffffu, 0x7fa00000u};
-    long bad = 0;
-    for (uint32_t i = 0; i < 65536 + 2; i++) {
-        float f[8];
-        if (i < 65536) {
-            const float v = kb_bf16_to_f32((uint16_t)i), up = kb_bf16_to_f32((uint16_t)(i + 1));
-            const float mid = isfinite(v) && isfinite(up) ? v + (up - v) / 2 : v;
-            const float g[8] = {v,  mid,  nextafterf(mid, -INFINITY),  nextafterf(mid, INFINITY),
-                                -v, -mid, nextafterf(-mid, -INFINITY), nextafterf(-mid, INFINITY)};
-            memcpy(f, g, sizeof f);
-        } else {
-            for (int k = 0; k < 8; k++) f[k] = kb_bits_to_f32(nans[(i - 65536) * 4 + k % 4]);
-        }
-        _Alignas(32) uint32_t got[8];
-        _mm256_store_si256((__m256i *)got, kb__cpu_bf16_8_lanes(_mm256_loadu_ps(f)));
-        for (int k = 0; k < 8; k++)
-            if (got[k] != kb_f32_to_bf16(f[k]) && bad++ < 5)
-                KB_TEST_FAIL("kb__cpu_bf16_8_lanes(%a) = 0x%x, want 0x%x", (double)f[k], got[k],
-                             kb_f32_to_bf16(f[k]));
-    }
-    ASSERT(bad == 0);
-}
-#endif
-
 int main(void) {
     printf(
         "kbench-skip: this build has no AVX2, FMA and F16C (KB_VMATH8 is 0): kb/vmath/vmath8.h's "
