@@ -243,7 +243,7 @@ int kb_baseline_open_for(kb_baseline *b, const char *path, const char *kernel, c
     memset(b, 0, sizeof *b);
     if (strlen(path) >= sizeof b->path)
         return kb_fail(err, "%s: path longer than %zu characters", path, sizeof b->path - 1);
-    snprintf(b->path, sizeof b->path, "%s", path);
+    memcpy(b->path, path, strlen(path) + 1);
     if (access(path, F_OK) != 0 && errno == ENOENT) return 0;
     b->root = kb_json_read_file(path, err);
     if (!b->root) return -1;

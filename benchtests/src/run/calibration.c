@@ -46,11 +46,15 @@ void kb_calibration_cases_patterns(const kb_case_result *res, int n, kb_pattern_
         const int p = kb_pattern_of_fraction(res[i].written / res[i].footprint);
         if (p < 0) continue;
         out->gbps[p] = fmax(out->gbps[p], res[i].measured.gbps);
-        char *how = out->how[p];
-        size_t len = strlen(how);
-        if (len < sizeof out->how[p])
-            snprintf(how + len, sizeof out->how[p] - len, "%s%s %s %.2f GB/s", len ? ", " : "",
-                     res[i].c->name, res[i].variant, res[i].measured.gbps);
+        /* Appended as far as it fits: the note names the cases, it holds no figure
+         * that is read back. */
+        char piece[256];
+        const size_t len = strlen(out->how[p]), room = sizeof out->how[p] - len;
+        snprintf(piece, sizeof piece, "%s%s %s %.2f GB/s", len ? ", " : "", res[i].c->name,
+                 res[i].variant, res[i].measured.gbps);
+        const size_t k = strlen(piece) < room ? strlen(piece) : room - 1;
+        memcpy(out->how[p] + len, piece, k);
+        out->how[p][len + k] = '\0';
     }
 }
 

@@ -294,9 +294,9 @@ static int pick_samples(const reading *rd, const cJSON *c, kb_sum_case *k, const
 
 /* The case's strings, copied out of its JSON (freed once it is read). */
 static int own_strings(kb_sum_run *run, kb_sum_case *k) {
-    const char **strings[] = {&k->name,        &k->variant,      &k->verdict,
-                              &k->error,       &k->acc_failures, &k->compare_to,
-                              &k->drift_probe, &k->level,        &k->bound};
+    const char **strings[] = {&k->name,         &k->variant,    &k->verdict,     &k->error,
+                              &k->acc_failures, &k->compare_to, &k->drift_probe, &k->level,
+                              &k->bound,        &k->pattern};
     for (size_t i = 0; i < sizeof strings / sizeof *strings; ++i)
         if (!(*strings[i] = kb_strpool_copy(&run->strings, *strings[i]))) return -1;
     return 0;
