@@ -1,4 +1,4 @@
-/* kb_ref_cache: a case's reference is lent to its other variants, never to
+/* kb_ref_cache: a case's reference is shared with its other variants, never with
  * another case or another shape, and never freed while one reads it. */
 #include "formats/case.h"
 #include "kb_test.h"

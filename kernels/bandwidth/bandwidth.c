@@ -89,12 +89,12 @@ static int bandwidth_cpu(const kb_args *a) {
  * (SSE2's movnti, which every x86-64 has). A vector store needs y aligned
  * to the vector: elements before that and the tail take the scalar one.
  * The sfence orders the stores before the call returns. */
-#if defined(__AVX512F__)
 #define BANDWIDTH_NT_VEC(T, V, LANES, LOAD, STREAM, FMADD, SET1)                                   \
     for (; i + LANES <= n; i += LANES) {                                                           \
         const V va = LOAD(a + i);                                                                  \
         STREAM(y + i, triad ? FMADD(SET1((T)3), LOAD(b + i), va) : va);                            \
     }
+#if defined(__AVX512F__)
 #define BANDWIDTH_NT_F64                                                                           \
     BANDWIDTH_NT_VEC(double, __m512d, 8, _mm512_loadu_pd, _mm512_stream_pd, _mm512_fmadd_pd,       \
                      _mm512_set1_pd)
@@ -103,11 +103,6 @@ static int bandwidth_cpu(const kb_args *a) {
                      _mm512_set1_ps)
 #define BANDWIDTH_NT_ALIGN 64
 #elif defined(__AVX2__) && defined(__FMA__)
-#define BANDWIDTH_NT_VEC(T, V, LANES, LOAD, STREAM, FMADD, SET1)                                   \
-    for (; i + LANES <= n; i += LANES) {                                                           \
-        const V va = LOAD(a + i);                                                                  \
-        STREAM(y + i, triad ? FMADD(SET1((T)3), LOAD(b + i), va) : va);                            \
-    }
 #define BANDWIDTH_NT_F64                                                                           \
     BANDWIDTH_NT_VEC(double, __m256d, 4, _mm256_loadu_pd, _mm256_stream_pd, _mm256_fmadd_pd,       \
                      _mm256_set1_pd)

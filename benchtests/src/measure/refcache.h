@@ -34,7 +34,7 @@ int kb_ref_cache_offer(kb_ref_cache *rc, const kb_case *c, const kb_layout *l, d
  * case's reference is allocated, so that two never coexist for nothing. */
 void kb_ref_cache_drop_idle(kb_ref_cache *rc);
 
-/* A user is done with the reference it was lent or gave. */
+/* A user is done with the reference it was given or gave. */
 void kb_ref_cache_release(kb_ref_cache *rc);
 
 /* Frees the held reference (no user may be left). */

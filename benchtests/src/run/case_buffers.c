@@ -1,6 +1,6 @@
 /* The buffers of one case, from its layout to their release: inputs drawn
  * from the case's seed and rounded to the run's precision, the reference
- * computed on those rounded values (or lent by the reference cache), and
+ * computed on those rounded values (or shared by the reference cache), and
  * outputs poisoned first so that an element the kernel never wrote shows.
  * Kept apart from the timing so that a round can move them to fresh memory
  * without knowing what they hold. */
@@ -99,12 +99,12 @@ static int make_input(const kb_run_ctx *ctx, const kb_tensor_spec *t, double *va
     return rc;
 }
 
-/* The reference outputs of case c on the inputs in values: lent by the
+/* The reference outputs of case c on the inputs in values: shared by the
  * cache when an earlier variant of the case computed them. */
 static int make_reference(const kb_run_ctx *ctx, const kb_case *c, kb_case_buffers *bf,
                           double *const *values, kb_err *err) {
     if (kb_ref_cache_lend(ctx->refs, c, &bf->layout, bf->ref_out)) {
-        bf->ref_lent = 1;
+        bf->ref_shared = 1;
         return 0;
     }
     kb_ref_cache_drop_idle(ctx->refs); /* the previous case's, before this one's */
@@ -116,7 +116,7 @@ static int make_reference(const kb_run_ctx *ctx, const kb_case *c, kb_case_buffe
     kb_watchdog_stage(KB_STAGE_REFERENCE);
     ctx->reference(c, (const double *const *)values, bf->ref_out);
     kb_watchdog_stage(KB_STAGE_SETUP);
-    bf->ref_lent = kb_ref_cache_offer(ctx->refs, c, &bf->layout, bf->ref_out);
+    bf->ref_shared = kb_ref_cache_offer(ctx->refs, c, &bf->layout, bf->ref_out);
     return 0;
 }
 
@@ -255,8 +255,8 @@ void kb_case_buffers_free(const kb_run_ctx *ctx, kb_case_buffers *bf) {
         if (bf->dev_in[i]) ctx->backend->release(bf->dev_in[i]);
         if (bf->dev_out[i]) ctx->backend->release(bf->dev_out[i]);
         free(bf->host_out[i]);
-        if (!bf->ref_lent) free(bf->ref_out[i]);
+        if (!bf->ref_shared) free(bf->ref_out[i]);
     }
-    if (bf->ref_lent) kb_ref_cache_release(ctx->refs);
+    if (bf->ref_shared) kb_ref_cache_release(ctx->refs);
     if (bf->args.workspace) ctx->backend->release(bf->args.workspace);
 }

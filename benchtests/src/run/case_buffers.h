@@ -13,8 +13,8 @@ typedef struct kb_case_buffers {
     void *dev_in[KB_MAX_TENSORS], *dev_out[KB_MAX_TENSORS];
     void *host_out[KB_MAX_TENSORS];
     double *ref_out[KB_MAX_TENSORS];
-    int ref_lent; /* ref_out is the run's reference cache's (refcache.h) */
-    kb_args args; /* what the implementation is called with */
+    int ref_shared; /* ref_out is the run's reference cache's (refcache.h) */
+    kb_args args;   /* what the implementation is called with */
 } kb_case_buffers;
 
 /* Asks the kernel for case c's layout and checks that the case fits: no
